@@ -1,0 +1,94 @@
+//! The `rt-tool-3` command line: a thin layer over the library.
+//!
+//! Exit codes follow READING.md: 0 ok, 1 a violation or divergence, 2 invalid
+//! input or a broken process. Every error is one line on stderr.
+
+use std::io::{self, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use rt_tool_3::model::{self, Zone};
+use rt_tool_3::wire::Case;
+
+#[derive(Parser)]
+#[command(
+    name = "rt-tool-3",
+    version,
+    about = "Reference model and conformance oracle for RT-TOOL-3 (FlowDrop Workflow Specification 1.0-draft)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Read a case and print the reference outcome as JSON.
+    Verdict {
+        /// The case file; stdin when absent or `-`.
+        file: Option<PathBuf>,
+    },
+}
+
+/// A failure that ends the command with exit code 2 and one line on stderr.
+struct Fail(String);
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Verdict { file } => verdict(file),
+    };
+    match result {
+        Ok(code) => code,
+        Err(Fail(line)) => {
+            eprintln!("rt-tool-3: {line}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn verdict(file: Option<PathBuf>) -> Result<ExitCode, Fail> {
+    let (name, bytes) = read_input(file)?;
+    let case = Case::from_json(&bytes).map_err(|e| Fail(format!("invalid case in {name}: {e}")))?;
+    drop(bytes);
+    if let Zone::Lenient(reasons) = model::zone(&case) {
+        eprintln!(
+            "rt-tool-3: note: lenient zone, only the safety half is normative: {}",
+            reasons.join("; ")
+        );
+    }
+    let outcome = model::outcome(&case);
+    write_json_line(&outcome)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Reads a whole input: a file, or stdin for `None` and `-`.
+fn read_input(file: Option<PathBuf>) -> Result<(String, Vec<u8>), Fail> {
+    let mut bytes = Vec::new();
+    match file {
+        Some(path) if path.as_os_str() != "-" => {
+            let name = path.display().to_string();
+            bytes = std::fs::read(&path).map_err(|e| Fail(format!("cannot read {name}: {e}")))?;
+            Ok((name, bytes))
+        }
+        _ => {
+            io::stdin()
+                .lock()
+                .read_to_end(&mut bytes)
+                .map_err(|e| Fail(format!("cannot read stdin: {e}")))?;
+            Ok(("stdin".into(), bytes))
+        }
+    }
+}
+
+/// Prints one value as one line of JSON, all at once: nothing partial.
+fn write_json_line<T: serde::Serialize>(value: &T) -> Result<(), Fail> {
+    let mut line =
+        serde_json::to_vec(value).map_err(|e| Fail(format!("cannot encode output: {e}")))?;
+    line.push(b'\n');
+    let mut out = io::stdout().lock();
+    out.write_all(&line)
+        .and_then(|()| out.flush())
+        .map_err(|e| Fail(format!("cannot write stdout: {e}")))
+}

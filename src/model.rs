@@ -1,0 +1,263 @@
+//! The rule, as a pure function from a [`Case`] to an [`Outcome`].
+//!
+//! > 1. A node that invokes tools surfaces every call's artifacts on a
+//! >    dedicated `tool_artifacts` output port, as a list of exactly
+//! >    `{type, payload, tool_call_id}` entries built key by key, so a tool can
+//! >    neither override the real `tool_call_id` nor smuggle keys of its own
+//! >    through.
+//! > 2. That port is not exposed by default.
+//! > 3. The prose fed back to the model is built from a result's `data` alone
+//! >    and never from its artifacts.
+//! > 4. Delivery of a run's artifacts must not depend on whether the author
+//! >    exposed the port.
+//!
+//! — RT-TOOL-3, FlowDrop Workflow Specification 1.0-draft, CC BY 4.0.
+//!
+//! Each clause is one function below, named after it, and so is the RT-TOOL-2
+//! filter the clauses rely on. [`outcome`] puts them together; [`zone`] says
+//! how much of that outcome is normative. Nothing here does I/O, keeps state,
+//! or panics, whatever JSON a tool returned.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::wire::{kind, Call, Case, Message, Outcome, ToolArtifact};
+
+/// The reference outcome of a case: the four clauses put together.
+pub fn outcome(case: &Case) -> Outcome {
+    Outcome {
+        messages: case.calls.iter().map(clause_3_prose).collect(),
+        tool_artifacts: clause_4_delivery(&case.calls),
+        exposed: clause_2_not_exposed_by_default(case.exposed),
+    }
+}
+
+/// Clause 1: a call's kept artifacts, each built key by key as exactly
+/// `{type, payload, tool_call_id}`.
+///
+/// The `type` and `payload` are the artifact's own; the `tool_call_id` is the
+/// call's, whatever the artifact claims. Nothing else of the entry is read, so
+/// an entry `{"type": "link", "payload": {…}, "tool_call_id": "c2", "Type": "x"}`
+/// returned by call `c1` lands as `{"type": "link", "payload": {…},
+/// "tool_call_id": "c1"}`.
+pub fn clause_1_key_by_key(call: &Call) -> impl Iterator<Item = ToolArtifact> + '_ {
+    rt_tool_2_kept(&call.result).map(|(kind, payload)| ToolArtifact {
+        kind: kind.to_owned(),
+        payload: payload.clone(),
+        tool_call_id: call.tool_call_id.clone(),
+    })
+}
+
+/// Clause 2: with no instance choice, the port is not exposed. An instance
+/// choice overrides the node type's default (EXPO-2).
+pub fn clause_2_not_exposed_by_default(instance_choice: Option<bool>) -> bool {
+    instance_choice.unwrap_or(false)
+}
+
+/// Clause 3: the prose for a call, built from its result's `data` alone.
+///
+/// The rendering is the reference's own choice, not normative (READING.md):
+/// `data` a string gives that string; an object whose only key is `result`,
+/// holding a string, gives that string (the rule's example); null or absent
+/// gives the empty string; anything else gives compact JSON with object keys
+/// sorted. A result that is not an object has no `data`.
+pub fn clause_3_prose(call: &Call) -> Message {
+    let content = match call.result.get("data") {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Object(o)) if o.len() == 1 && o.get("result").is_some_and(Value::is_string) => {
+            o["result"].as_str().unwrap_or_default().to_owned()
+        }
+        Some(other) => sorted_compact_json(other),
+    };
+    Message {
+        tool_call_id: call.tool_call_id.clone(),
+        content,
+    }
+}
+
+/// Clause 4: the run's artifacts, in call order then each result's own order.
+///
+/// Exposure is not an argument: delivery cannot depend on it.
+pub fn clause_4_delivery(calls: &[Call]) -> Vec<ToolArtifact> {
+    calls.iter().flat_map(clause_1_key_by_key).collect()
+}
+
+/// RT-TOOL-2's filter: the `(type, payload)` of each entry a result keeps.
+///
+/// A call that failed or was declined (its `success` is not `true`) carries no
+/// artifacts, and neither does a result whose `artifacts` is not an array. Of
+/// the entries, one with a string `type` and an object `payload` is kept and
+/// any other is dropped without failing the call; RT-TOOL-6 also refuses an
+/// empty `type`. So of `["link", {"type": "", "payload": {}}, {"type": "note",
+/// "payload": "x"}, {"type": "link", "payload": {"url": "u"}}]` only the last
+/// is kept.
+pub fn rt_tool_2_kept(result: &Value) -> impl Iterator<Item = (&str, &Value)> {
+    let succeeded = result.get("success") == Some(&Value::Bool(true));
+    let entries = match result.get("artifacts") {
+        Some(Value::Array(entries)) if succeeded => entries.as_slice(),
+        _ => &[],
+    };
+    entries.iter().filter_map(well_formed)
+}
+
+/// RT-TOOL-2's test for one entry: `Some((type, payload))` when it is kept.
+pub fn well_formed(entry: &Value) -> Option<(&str, &Value)> {
+    let kind = entry.get("type")?.as_str()?;
+    let payload = entry.get("payload")?;
+    (!kind.is_empty() && payload.is_object()).then_some((kind, payload))
+}
+
+/// How much of a case's reference outcome is normative.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "zone", content = "reasons", rename_all = "lowercase")]
+pub enum Zone {
+    /// Every result is an object with a boolean `success`, `artifacts` is
+    /// absent, null or an array, and the run is within RT-TOOL-6's floors:
+    /// the expected `tool_artifacts` is fully determined.
+    Strict,
+    /// Anything else an untrusted tool can return. Only the safety half is
+    /// judged. The reasons say which call made it so, and how.
+    Lenient(Vec<String>),
+}
+
+/// RT-TOOL-6's floors, read conservatively: "KB" and "MB" as 1,000 and
+/// 1,000,000 bytes, and a payload's size as its longest plausible encoding.
+/// A case under them is one every conforming implementation must deliver in
+/// full; above them an implementation may drop artifacts, with a warning.
+pub mod floors {
+    /// Encoded payload bytes per artifact.
+    pub const PAYLOAD_BYTES: usize = 512_000;
+    /// Artifacts per run.
+    pub const ARTIFACTS: usize = 50;
+    /// Encoded payload bytes per run.
+    pub const RUN_BYTES: usize = 2_000_000;
+}
+
+/// Classifies a (valid) case as strict or lenient, saying why.
+pub fn zone(case: &Case) -> Zone {
+    let mut reasons = Vec::new();
+    for call in &case.calls {
+        let id = &call.tool_call_id;
+        let Value::Object(result) = &call.result else {
+            reasons.push(format!(
+                "call {id}: result is {}, not an object",
+                kind(&call.result)
+            ));
+            continue;
+        };
+        match result.get("success") {
+            Some(Value::Bool(_)) => {}
+            None => reasons.push(format!("call {id}: result has no `success`")),
+            Some(other) => reasons.push(format!(
+                "call {id}: `success` is {}, not a boolean",
+                kind(other)
+            )),
+        }
+        match result.get("artifacts") {
+            None | Some(Value::Null | Value::Array(_)) => {}
+            Some(other) => reasons.push(format!(
+                "call {id}: `artifacts` is {}, not an array",
+                kind(other)
+            )),
+        }
+    }
+    let (mut count, mut run_bytes) = (0, 0);
+    for call in &case.calls {
+        for (i, (_, payload)) in rt_tool_2_kept(&call.result).enumerate() {
+            let bytes = encoded_len(payload);
+            if bytes > floors::PAYLOAD_BYTES {
+                reasons.push(format!(
+                    "call {}: kept artifact {i} encodes to up to {bytes} bytes, over RT-TOOL-6's floor of {} per artifact",
+                    call.tool_call_id,
+                    floors::PAYLOAD_BYTES
+                ));
+            }
+            count += 1;
+            run_bytes += bytes;
+        }
+    }
+    if count > floors::ARTIFACTS {
+        reasons.push(format!(
+            "the run keeps {count} artifacts, over RT-TOOL-6's floor of {}",
+            floors::ARTIFACTS
+        ));
+    }
+    if run_bytes > floors::RUN_BYTES {
+        reasons.push(format!(
+            "the run's payloads encode to up to {run_bytes} bytes, over RT-TOOL-6's floor of {}",
+            floors::RUN_BYTES
+        ));
+    }
+    if reasons.is_empty() {
+        Zone::Strict
+    } else {
+        Zone::Lenient(reasons)
+    }
+}
+
+/// The longest plausible compact encoding of a value, in bytes: every
+/// non-ASCII character escaped as `\uXXXX` (twice for one outside the Basic
+/// Multilingual Plane) and `/` as `\/`, as PHP's `json_encode` does by default.
+pub fn encoded_len(v: &Value) -> usize {
+    fn string_len(s: &str) -> usize {
+        2 + s
+            .chars()
+            .map(|c| match c {
+                '"' | '\\' | '/' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
+                c if c < ' ' => 6,
+                c if c.is_ascii() => 1,
+                c => 6 * c.len_utf16(),
+            })
+            .sum::<usize>()
+    }
+    match v {
+        Value::Null => 4,
+        Value::Bool(b) => 4 + usize::from(!b),
+        Value::Number(n) => n.to_string().len(),
+        Value::String(s) => string_len(s),
+        Value::Array(a) => 2 + a.len().saturating_sub(1) + a.iter().map(encoded_len).sum::<usize>(),
+        Value::Object(o) => {
+            2 + o.len().saturating_sub(1)
+                + o.iter()
+                    .map(|(k, v)| string_len(k) + 1 + encoded_len(v))
+                    .sum::<usize>()
+        }
+    }
+}
+
+/// Compact JSON with every object's keys sorted, numbers as their own digits.
+pub fn sorted_compact_json(v: &Value) -> String {
+    fn write(v: &Value, out: &mut String) {
+        match v {
+            Value::Array(a) => {
+                out.push('[');
+                for (i, x) in a.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write(x, out);
+                }
+                out.push(']');
+            }
+            Value::Object(o) => {
+                let mut keys: Vec<(&String, &Value)> = o.iter().collect();
+                keys.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                out.push('{');
+                for (i, (k, x)) in keys.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&serde_json::to_string(k).unwrap_or_default());
+                    out.push(':');
+                    write(x, out);
+                }
+                out.push('}');
+            }
+            scalar => out.push_str(&scalar.to_string()),
+        }
+    }
+    let mut out = String::new();
+    write(v, &mut out);
+    out
+}

@@ -1,0 +1,124 @@
+//! The command line as users and scripts see it: exit codes, one-line errors,
+//! nothing partial on stdout.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rt-tool-3"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let mut pipe = child.stdin.take().expect("stdin is piped");
+    let input = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        // The binary may refuse early and close its end; that is not our failure.
+        let _ = pipe.write_all(&input);
+    });
+    let out = child.wait_with_output().expect("the binary ends");
+    writer.join().expect("the writer ends");
+    out
+}
+
+/// An invalid case: exit 2, nothing on stdout, one line on stderr that
+/// contains `needle`.
+fn refused(input: &[u8], needle: &str) {
+    let out = run(&["verdict"], input);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert!(
+        out.stdout.is_empty(),
+        "partial stdout: {:?}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(err.lines().count(), 1, "not one line: {err}");
+    assert!(err.contains(needle), "{err:?} does not say {needle:?}");
+}
+
+#[test]
+fn verdict_refuses_invalid_cases() {
+    let nested = format!(
+        r#"{{"calls":[{{"tool_call_id":"c1","result":{}{}}}]}}"#,
+        "[".repeat(200_000),
+        "]".repeat(200_000)
+    );
+    let table: &[(&[u8], &str)] = &[
+        (b"{\"calls\": [", "EOF while parsing"),
+        (b"{\"calls\": []} trailing", "trailing characters at line 1 column 15"),
+        (b"[]", "expected a case"),
+        (b"{}", "missing field `calls`"),
+        (b"{\"calls\": {}}", "`calls` to be an array"),
+        (b"{\"calls\": [7]}", "calls[0] to be an object"),
+        (b"{\"calls\": [], \"exposd\": true}", "unknown top-level field `exposd`"),
+        (b"{\"calls\": [], \"exposed\": \"yes\"}", "`exposed` must be true, false or null, not a string"),
+        (b"{\"calls\": [], \"exposed\": 1}", "not a number"),
+        (b"{\"calls\": [], \"calls\": []}", "duplicate field `calls`"),
+        (br#"{"calls": [{"tool_call_id": 1, "result": {}}]}"#, "calls[0].tool_call_id must be a string, not a number"),
+        (br#"{"calls": [{"tool_call_id": null, "result": {}}]}"#, "must be a string, not null"),
+        (br#"{"calls": [{"result": {}}]}"#, "calls[0] is missing field `tool_call_id`"),
+        (br#"{"calls": [{"tool_call_id": "c1"}]}"#, r#"calls[0] (tool_call_id "c1") is missing field `result`"#),
+        (br#"{"calls": [{"tool_call_id": "c1", "result": 1, "extra": 2}]}"#, "calls[0] has an unknown field `extra`"),
+        (br#"{"calls": [{"tool_call_id": "c1", "tool_call_id": "c2", "result": 1}]}"#, "calls[0] has a duplicate field `tool_call_id`"),
+        (
+            br#"{"calls": [{"tool_call_id": "c1", "result": 1}, {"tool_call_id": "c1", "result": 2}]}"#,
+            r#"calls[1] reuses tool_call_id "c1" of calls[0]"#,
+        ),
+        (b"{\"calls\": [{\"tool_call_id\": \"c\xff\", \"result\": 1}]}", "invalid unicode code point"),
+        (nested.as_bytes(), "recursion limit exceeded"),
+        (b"", "EOF while parsing"),
+    ];
+    for (input, needle) in table {
+        refused(input, needle);
+    }
+}
+
+#[test]
+fn verdict_keeps_every_digit() {
+    let case = br#"{"calls": [{"tool_call_id": "c1", "result": {"success": true, "data": null,
+        "artifacts": [{"type": "n", "payload": {"big": 1234567890123456789012345678901234567890, "one": 1.0, "huge": 1e400}}]}}]}"#;
+    let out = run(&["verdict"], case);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(
+        text.contains(
+            r#"{"big":1234567890123456789012345678901234567890,"one":1.0,"huge":1e+400}"#
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn verdict_reads_a_file_or_stdin() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cases/rule-example.json");
+    let from_file = run(&["verdict", file], b"");
+    let from_stdin = run(
+        &["verdict", "-"],
+        &std::fs::read(file).expect("example case"),
+    );
+    assert_eq!(from_file.status.code(), Some(0));
+    assert_eq!(from_file.stdout, from_stdin.stdout);
+    let outcome: serde_json::Value = serde_json::from_slice(&from_file.stdout).expect("json");
+    assert_eq!(outcome["messages"][0]["content"], "Created node 5 (draft).");
+    assert_eq!(outcome["tool_artifacts"][0]["tool_call_id"], "c1");
+
+    let missing = run(&["verdict", "/nonexistent/case.json"], b"");
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot read /nonexistent/case.json"));
+}
+
+#[test]
+fn verdict_says_why_a_case_is_lenient() {
+    let out = run(
+        &["verdict"],
+        br#"{"calls": [{"tool_call_id": "c1", "result": "bare"}]}"#,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("lenient zone") && err.contains("call c1: result is a string"),
+        "{err}"
+    );
+}

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use rt_tool_3::judge::{self, Options, ProseMode};
 use rt_tool_3::model::{self, Zone};
 use rt_tool_3::wire::Case;
 
@@ -29,6 +30,37 @@ enum Command {
         /// The case file; stdin when absent or `-`.
         file: Option<PathBuf>,
     },
+    /// Judge an observed outcome against the model, naming each violated clause.
+    Check {
+        /// The case file (`-` for stdin).
+        case: PathBuf,
+        /// The observed outcome file (`-` for stdin).
+        outcome: PathBuf,
+        /// Demand the reference order of tool_artifacts instead of a multiset.
+        #[arg(long)]
+        strict_order: bool,
+        /// How the prose is judged: clause 3 alone, or the reference rendering too.
+        #[arg(long, value_enum, default_value = "data-only")]
+        prose: Prose,
+        /// Print the judgement as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Prose {
+    DataOnly,
+    Exact,
+}
+
+impl From<Prose> for ProseMode {
+    fn from(p: Prose) -> ProseMode {
+        match p {
+            Prose::DataOnly => ProseMode::DataOnly,
+            Prose::Exact => ProseMode::Exact,
+        }
+    }
 }
 
 /// A failure that ends the command with exit code 2 and one line on stderr.
@@ -38,6 +70,21 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Verdict { file } => verdict(file),
+        Command::Check {
+            case,
+            outcome,
+            strict_order,
+            prose,
+            json,
+        } => check(
+            case,
+            outcome,
+            Options {
+                strict_order,
+                prose: prose.into(),
+            },
+            json,
+        ),
     };
     match result {
         Ok(code) => code,
@@ -61,6 +108,48 @@ fn verdict(file: Option<PathBuf>) -> Result<ExitCode, Fail> {
     let outcome = model::outcome(&case);
     write_json_line(&outcome)?;
     Ok(ExitCode::SUCCESS)
+}
+
+fn check(case: PathBuf, outcome: PathBuf, options: Options, json: bool) -> Result<ExitCode, Fail> {
+    if case.as_os_str() == "-" && outcome.as_os_str() == "-" {
+        return Err(Fail("only one of CASE and OUTCOME can be stdin".into()));
+    }
+    let (case_name, bytes) = read_input(Some(case))?;
+    let case =
+        Case::from_json(&bytes).map_err(|e| Fail(format!("invalid case in {case_name}: {e}")))?;
+    let (name, bytes) = read_input(Some(outcome))?;
+    let observed: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|e| Fail(format!("invalid outcome in {name}: {e}")))?;
+    let judgement = judge::judge(&case, &observed, options)
+        .map_err(|e| Fail(format!("invalid outcome in {name}: {e}")))?;
+    if json {
+        write_json_line(&judgement)?;
+    } else {
+        let zone = match &judgement.zone {
+            Zone::Strict => "strict zone, judged in full".to_string(),
+            Zone::Lenient(why) => format!("lenient zone, safety half only: {}", why.join("; ")),
+        };
+        let mut text = String::new();
+        for v in &judgement.violations {
+            text.push_str(&format!("{v}\n"));
+        }
+        for w in &judgement.warnings {
+            text.push_str(&format!("warning: {w}\n"));
+        }
+        text.push_str(&match judgement.violations.len() {
+            0 => format!("conforms to RT-TOOL-3 ({zone})\n"),
+            n => format!("violates RT-TOOL-3: {n} violation(s) ({zone})\n"),
+        });
+        let mut out = io::stdout().lock();
+        out.write_all(text.as_bytes())
+            .and_then(|()| out.flush())
+            .map_err(|e| Fail(format!("cannot write stdout: {e}")))?;
+    }
+    Ok(if judgement.conforms() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 /// Reads a whole input: a file, or stdin for `None` and `-`.

@@ -107,11 +107,71 @@ impl fmt::Debug for Case {
 impl Case {
     /// Parses a case from JSON bytes, refusing the invalid part of the domain.
     ///
-    /// The error's text is one line: what is wrong, where (field and call),
-    /// and serde_json's line and column.
-    pub fn from_json(bytes: &[u8]) -> Result<Case, serde_json::Error> {
-        serde_json::from_slice(bytes)
+    /// The refusal is one line: what is wrong, where (field and call), and
+    /// the line and column.
+    pub fn from_json(bytes: &[u8]) -> Result<Case, Refusal> {
+        parse(bytes)
     }
+}
+
+/// The deepest nesting of arrays and objects the oracle reads in one
+/// document, the default limit of PHP's `json_decode`. It is the oracle's
+/// own bound, not a rule of RT-TOOL-3: it keeps every recursive walk, and
+/// the freeing of a parsed value, far from the end of the stack.
+pub const MAX_DEPTH: usize = 512;
+
+/// A JSON input the oracle refuses, said in one line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal(pub String);
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+/// Parses one JSON document the oracle reads (a case, an outcome, a reply),
+/// nested at most [`MAX_DEPTH`] deep, with nothing after it but whitespace.
+pub fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Refusal> {
+    check_depth(bytes)?;
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    de.disable_recursion_limit();
+    let value = T::deserialize(&mut de).map_err(|e| Refusal(e.to_string()))?;
+    de.end().map_err(|e| Refusal(e.to_string()))?;
+    Ok(value)
+}
+
+/// Refuses a document nested deeper than [`MAX_DEPTH`], before it is parsed.
+fn check_depth(bytes: &[u8]) -> Result<(), Refusal> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for (at, &b) in bytes.iter().enumerate() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' if depth == MAX_DEPTH => {
+                let before = &bytes[..at];
+                let line = 1 + before.iter().filter(|&&c| c == b'\n').count();
+                let column = 1 + before.iter().rev().take_while(|&&c| c != b'\n').count();
+                return Err(Refusal(format!(
+                    "nesting deeper than {MAX_DEPTH} levels at line {line} column {column} (the oracle's own limit)"
+                )));
+            }
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 impl<'de> Deserialize<'de> for Case {

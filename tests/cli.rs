@@ -67,7 +67,7 @@ fn verdict_refuses_invalid_cases() {
             r#"calls[1] reuses tool_call_id "c1" of calls[0]"#,
         ),
         (b"{\"calls\": [{\"tool_call_id\": \"c\xff\", \"result\": 1}]}", "invalid unicode code point"),
-        (nested.as_bytes(), "recursion limit exceeded"),
+        (nested.as_bytes(), "nesting deeper than 512 levels at line 1 column 550"),
         (b"", "EOF while parsing"),
     ];
     for (input, needle) in table {
@@ -88,6 +88,28 @@ fn verdict_keeps_every_digit() {
         ),
         "{text}"
     );
+}
+
+#[test]
+fn verdict_reads_nesting_up_to_the_limit() {
+    // case, calls, call, result, artifacts, entry and payload hold 7 levels.
+    let case = |depth: usize| {
+        let deep = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let case = format!(
+            r#"{{"calls":[{{"tool_call_id":"c1","result":{{"success":true,"data":null,"artifacts":[{{"type":"deep","payload":{{"x":{deep}}}}}]}}}}]}}"#
+        );
+        (deep, run(&["verdict"], case.as_bytes()))
+    };
+    let (deep, out) = case(rt_tool_3::wire::MAX_DEPTH - 7);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&deep));
+    let (_, out) = case(rt_tool_3::wire::MAX_DEPTH - 6);
+    assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]
@@ -121,4 +143,70 @@ fn verdict_says_why_a_case_is_lenient() {
         err.contains("lenient zone") && err.contains("call c1: result is a string"),
         "{err}"
     );
+}
+
+#[test]
+fn check_exit_codes_and_clause_ids() {
+    let dir = std::env::temp_dir().join(format!("rt-tool-3-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let case = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cases/rule-example.json");
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).expect("write");
+        path.display().to_string()
+    };
+    let good = write(
+        "good.json",
+        r#"{"messages":[{"tool_call_id":"c1","content":"Node created."}],"exposed":false,
+            "tool_artifacts":[{"tool_call_id":"c1","payload":{"url":"https://example.com/node/5"},"type":"link"}]}"#,
+    );
+    let spoof = write(
+        "spoof.json",
+        r#"{"messages":[{"tool_call_id":"c1","content":"Created node 5 (draft)."}],"exposed":false,
+            "tool_artifacts":[{"tool_call_id":"c7","payload":{"url":"https://example.com/node/5"},"type":"link"}]}"#,
+    );
+    let broken = write("broken.json", r#"{"messages": ["#);
+    let table: &[(&[&str], i32, &str)] = &[
+        (
+            &["check", case, &good],
+            0,
+            "conforms to RT-TOOL-3 (strict zone, judged in full)",
+        ),
+        (
+            &["check", "--prose", "exact", case, &good],
+            1,
+            "RT-TOOL-3.3: the prose of call c1 is \"Node created.\"",
+        ),
+        (
+            &["check", case, &spoof],
+            1,
+            "RT-TOOL-3.1: tool_artifacts[0] carries tool_call_id \"c7\"",
+        ),
+        (
+            &["check", "--json", case, &spoof],
+            1,
+            r#""clause":"RT-TOOL-3.1""#,
+        ),
+        (&["check", case, &broken], 2, "invalid outcome in"),
+        (&["check", &broken, &good], 2, "invalid case in"),
+        (
+            &["check", "-", "-"],
+            2,
+            "only one of CASE and OUTCOME can be stdin",
+        ),
+    ];
+    for (args, code, says) in table {
+        let out = run(args, b"");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.status.code(), Some(*code), "{args:?}: {text}");
+        assert!(
+            text.contains(says),
+            "{args:?}: {text:?} does not say {says:?}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).expect("clean up");
 }

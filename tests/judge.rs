@@ -1,0 +1,505 @@
+//! The judge on hand-built outcomes: each row is a case, what a node
+//! produced, and the clauses the judge must name (none when it conforms).
+
+use rt_tool_3::judge::{judge, Clause, Options, ProseMode};
+use rt_tool_3::model;
+use rt_tool_3::wire::Case;
+use serde_json::{json, Value};
+
+use Clause::{
+    DeliveryRegardless as C4, Filter as RT2, KeyByKey as C1, NotExposedByDefault as C2,
+    ProseFromData as C3,
+};
+
+/// Judges `observed` and checks the clauses named, in order, and that each
+/// `says` fragment appears in some violation's sentence.
+fn check(case: &Value, observed: Value, options: Options, expected: &[Clause], says: &[&str]) {
+    let case = Case::from_json(case.to_string().as_bytes()).expect("valid case");
+    let judgement = judge(&case, &observed, options).expect("an outcome object");
+    let clauses: Vec<Clause> = judgement.violations.iter().map(|v| v.clause).collect();
+    assert_eq!(
+        clauses, expected,
+        "{:#?}\nfor {observed}",
+        judgement.violations
+    );
+    let text: Vec<String> = judgement
+        .violations
+        .iter()
+        .chain([])
+        .map(ToString::to_string)
+        .collect();
+    for fragment in says {
+        assert!(
+            text.iter()
+                .chain(&judgement.warnings)
+                .any(|t| t.contains(fragment)),
+            "no violation or warning says {fragment:?}: {text:#?} {:#?}",
+            judgement.warnings
+        );
+    }
+}
+
+fn example(exposed: Value) -> Value {
+    json!({"exposed": exposed, "calls": [{"tool_call_id": "c1", "result": {"success": true,
+        "data": {"result": "Created node 5 (draft)."},
+        "artifacts": [{"type": "link", "payload": {"url": "https://example.com/node/5"}}]}}]})
+}
+
+fn two_calls() -> Value {
+    serde_json::from_str(
+        r#"{"calls": [
+        {"tool_call_id": "c1", "result": {"success": true, "data": "searched", "artifacts": [
+            {"type": "link", "payload": {"url": "https://a.example/1"}}]}},
+        {"tool_call_id": "c2", "result": {"success": true, "data": "fetched", "artifacts": [
+            {"type": "file", "payload": {"name": "report.pdf"}, "tool_call_id": "c1"},
+            {"type": "note", "payload": {"n": 1.0, "big": 1234567890123456789012345678901234567890, "huge": 1}}]}}]}"#,
+    )
+    .expect("json")
+}
+
+fn msgs(pairs: &[(&str, &str)]) -> Value {
+    pairs
+        .iter()
+        .map(|(id, c)| json!({"tool_call_id": id, "content": c}))
+        .collect()
+}
+
+fn link(id: &str) -> Value {
+    json!({"type": "link", "payload": {"url": "https://example.com/node/5"}, "tool_call_id": id})
+}
+
+const DEFAULT: Options = Options {
+    strict_order: false,
+    prose: ProseMode::DataOnly,
+};
+const STRICT_ORDER: Options = Options {
+    strict_order: true,
+    prose: ProseMode::DataOnly,
+};
+const EXACT: Options = Options {
+    strict_order: false,
+    prose: ProseMode::Exact,
+};
+
+#[test]
+fn the_reference_outcome_conforms() {
+    for dir in ["tests/cases"] {
+        for entry in std::fs::read_dir(dir).expect("cases dir") {
+            let bytes = std::fs::read(entry.expect("entry").path()).expect("case");
+            let case = Case::from_json(&bytes).expect("valid");
+            let reference = serde_json::to_value(model::outcome(&case)).expect("encodes");
+            let j = judge(
+                &case,
+                &reference,
+                Options {
+                    strict_order: true,
+                    prose: ProseMode::Exact,
+                },
+            )
+            .expect("object");
+            assert!(j.conforms() && j.warnings.is_empty(), "{j:#?}");
+        }
+    }
+}
+
+#[test]
+fn clause_1_key_by_key() {
+    let ok = || msgs(&[("c1", "Created node 5 (draft).")]);
+    let rows: Vec<(Value, Value, &[Clause], &[&str])> = vec![
+        // Extra key smuggled through.
+        (
+            example(json!(null)),
+            json!({"messages": ok(), "exposed": false, "tool_artifacts": [
+            {"type": "link", "payload": {"url": "https://example.com/node/5"}, "tool_call_id": "c1", "Type": "x"}]}),
+            &[C1],
+            &["key(s) \"Type\" beyond type, payload and tool_call_id"],
+        ),
+        // A key missing.
+        (
+            example(json!(null)),
+            json!({"messages": ok(), "exposed": false, "tool_artifacts": [
+            {"type": "link", "payload": {"url": "https://example.com/node/5"}}]}),
+            &[C1, C1],
+            &[
+                "tool_artifacts[0] lacks tool_call_id",
+                "artifact 0 of call c1 (link",
+            ],
+        ),
+        // An id no call has.
+        (
+            example(json!(null)),
+            json!({"messages": ok(), "exposed": false, "tool_artifacts": [link("c9")]}),
+            &[C1],
+            &["carries tool_call_id \"c9\", which is no call"],
+        ),
+        // Missing while exposed: clause 1, not 4.
+        (
+            example(json!(true)),
+            json!({"messages": ok(), "exposed": true, "tool_artifacts": []}),
+            &[C1],
+            &["artifact 0 of call c1 (link {\"url\":\"https://example.com/node/5\"}) is missing"],
+        ),
+        // Twice.
+        (
+            example(json!(null)),
+            json!({"messages": ok(), "exposed": false, "tool_artifacts": [link("c1"), link("c1")]}),
+            &[C1],
+            &["tool_artifacts[1] repeats artifact 0 of call c1"],
+        ),
+        // A payload changed on the way.
+        (
+            example(json!(null)),
+            json!({"messages": ok(), "exposed": false, "tool_artifacts": [
+            {"type": "link", "payload": {"url": "https://example.com/node/6"}, "tool_call_id": "c1"}]}),
+            &[C1],
+            &["payload that differs from the artifact's at /url"],
+        ),
+        // Not an object; not a list.
+        (
+            example(json!(null)),
+            json!({"messages": ok(), "exposed": false, "tool_artifacts": ["x", link("c1")]}),
+            &[C1],
+            &["tool_artifacts[0] is a string, not an object"],
+        ),
+        (
+            example(json!(null)),
+            json!({"messages": ok(), "exposed": false, "tool_artifacts": {}}),
+            &[C1],
+            &["tool_artifacts is an object, not a list"],
+        ),
+    ];
+    for (case, observed, clauses, says) in rows {
+        check(&case, observed, DEFAULT, clauses, says);
+    }
+}
+
+#[test]
+fn clause_1_spoofed_sibling_id_and_numbers() {
+    let case = two_calls();
+    let ok = msgs(&[("c1", "searched"), ("c2", "fetched")]);
+    let note = |n: Value, big: Value| json!({"type": "note", "payload": {"huge": 1, "n": n, "big": big}, "tool_call_id": "c2"});
+    let a =
+        json!({"type": "link", "payload": {"url": "https://a.example/1"}, "tool_call_id": "c1"});
+    let file =
+        |id: &str| json!({"type": "file", "payload": {"name": "report.pdf"}, "tool_call_id": id});
+    let exact_big: Value =
+        serde_json::from_str("1234567890123456789012345678901234567890").expect("number");
+    // Spoofed: the artifact's own claim was copied.
+    check(
+        &case,
+        json!({"messages": ok, "exposed": false, "tool_artifacts": [a, file("c1"), note(json!(1), exact_big.clone())]}),
+        DEFAULT,
+        &[C1],
+        &["artifact 0 of call c2 carries tool_call_id c1, the id the artifact itself claims"],
+    );
+    // Any order, key order and 1 for 1.0 conform; a rounded big number warns.
+    let rounded: Value = serde_json::from_str("1.2345678901234568e39").expect("number");
+    check(
+        &case,
+        json!({"exposed": false, "tool_artifacts": [note(json!(1), rounded), file("c2"), a], "messages": ok}),
+        DEFAULT,
+        &[],
+        &["precision of an IEEE double"],
+    );
+    check(
+        &case,
+        json!({"exposed": false, "tool_artifacts": [note(json!(1), exact_big.clone()), file("c2"), a], "messages": ok}),
+        STRICT_ORDER,
+        &[C1],
+        &["not in the reference order"],
+    );
+    // A number off by one digit is a changed payload.
+    let off: Value =
+        serde_json::from_str("1234567890123456789012345678901234567891").expect("number");
+    check(
+        &case,
+        json!({"exposed": false, "tool_artifacts": [a, file("c2"), note(json!(1), off)], "messages": ok}),
+        DEFAULT,
+        &[],
+        &["precision of an IEEE double"],
+    );
+    check(
+        &case,
+        json!({"exposed": false, "tool_artifacts": [a, file("c2"), note(json!(1.5), exact_big)], "messages": ok}),
+        DEFAULT,
+        &[C1],
+        &["differs from the artifact's at /n"],
+    );
+}
+
+#[test]
+fn clause_2_not_exposed_by_default() {
+    let ok = || msgs(&[("c1", "Created node 5 (draft).")]);
+    check(
+        &example(json!(null)),
+        json!({"messages": ok(), "exposed": true, "tool_artifacts": [link("c1")]}),
+        DEFAULT,
+        &[C2],
+        &["the author made no choice, yet the port is exposed"],
+    );
+    check(
+        &example(json!(true)),
+        json!({"messages": ok(), "exposed": false, "tool_artifacts": [link("c1")]}),
+        DEFAULT,
+        &[C2],
+        &["the author set exposed: true, yet the outcome says exposed: false"],
+    );
+    check(
+        &example(json!(false)),
+        json!({"messages": ok(), "tool_artifacts": [link("c1")]}),
+        DEFAULT,
+        &[C2],
+        &["no `exposed`"],
+    );
+}
+
+/// A case, its messages, the options, the clauses named, what they say.
+type ProseRow = (
+    Value,
+    Value,
+    Options,
+    &'static [Clause],
+    &'static [&'static str],
+);
+
+#[test]
+fn clause_3_prose_from_data() {
+    let arts = || json!([link("c1")]);
+    let rows: Vec<ProseRow> = vec![
+        // Another rendering of data conforms unless the exact one is asked for.
+        (
+            example(json!(null)),
+            msgs(&[("c1", "Result: Created node 5 (draft).")]),
+            DEFAULT,
+            &[],
+            &[],
+        ),
+        (
+            example(json!(null)),
+            msgs(&[("c1", "Result: Created node 5 (draft).")]),
+            EXACT,
+            &[C3],
+            &["not the reference rendering"],
+        ),
+        // The artifact's URL leaks.
+        (
+            example(json!(null)),
+            msgs(&[(
+                "c1",
+                "Created node 5 (draft). See https://example.com/node/5",
+            )]),
+            DEFAULT,
+            &[C3],
+            &["contains \"https://example.com/node/5\", found only in the artifacts of call c1"],
+        ),
+        // One message missing, or answering the wrong call.
+        (
+            example(json!(null)),
+            json!([]),
+            DEFAULT,
+            &[C3],
+            &["messages has 0 entries for 1 calls"],
+        ),
+        (
+            example(json!(null)),
+            msgs(&[("c2", "Created node 5 (draft).")]),
+            DEFAULT,
+            &[C3],
+            &["messages[0] answers Some(\"c2\")"],
+        ),
+        (
+            example(json!(null)),
+            json!([{"tool_call_id": "c1"}]),
+            DEFAULT,
+            &[C3],
+            &["has no string content"],
+        ),
+        // A URL in data and artifact may appear: it came from data.
+        (
+            json!({"calls": [{"tool_call_id": "c1", "result": {"success": true, "data": "Published https://example.com/node/5",
+            "artifacts": [{"type": "link", "payload": {"url": "https://example.com/node/5"}}]}}]}),
+            msgs(&[("c1", "tool said: Published https://example.com/node/5")]),
+            DEFAULT,
+            &[],
+            &[],
+        ),
+        // A result-level decoy leaks.
+        (
+            json!({"calls": [{"tool_call_id": "c1", "result": {"success": true, "data": "real", "content": "DECOY content here",
+            "artifacts": [{"type": "link", "payload": {"url": "https://example.com/node/5"}}]}}]}),
+            msgs(&[("c1", "DECOY content here")]),
+            DEFAULT,
+            &[C3],
+            &["found only in the `content` of call c1's result"],
+        ),
+    ];
+    for (case, messages, options, clauses, says) in rows {
+        check(
+            &case,
+            json!({"messages": messages, "tool_artifacts": arts(), "exposed": case["exposed"] == true}),
+            options,
+            clauses,
+            says,
+        );
+    }
+}
+
+#[test]
+fn clause_4_delivery_when_hidden() {
+    let ok = || msgs(&[("c1", "Created node 5 (draft).")]);
+    check(
+        &example(json!(false)),
+        json!({"messages": ok(), "exposed": false, "tool_artifacts": []}),
+        DEFAULT,
+        &[C4],
+        &["no artifact was delivered while the port is hidden"],
+    );
+    check(
+        &example(json!(null)),
+        json!({"messages": ok(), "exposed": false}),
+        DEFAULT,
+        &[C4],
+        &["hiding it must not strip it (EXPO-14)"],
+    );
+    check(
+        &example(json!(true)),
+        json!({"messages": ok(), "exposed": true}),
+        DEFAULT,
+        &[C1],
+        &["the outcome has no tool_artifacts"],
+    );
+}
+
+#[test]
+fn rt_tool_2_malformed_and_failed_surface_nothing() {
+    let case = json!({"calls": [
+        {"tool_call_id": "c1", "result": {"success": false, "data": null, "error": "quota",
+            "artifacts": [{"type": "link", "payload": {"url": "https://example.com/partial"}}]}},
+        {"tool_call_id": "c2", "result": {"success": true, "data": "four", "artifacts": [
+            "https://example.com/bare",
+            {"type": "", "payload": {"url": "https://example.com/empty-type"}},
+            {"type": "note", "payload": "just a string"},
+            {"type": "link", "payload": {"url": "https://example.com/valid"}}]}}]});
+    let ok = msgs(&[("c1", ""), ("c2", "four")]);
+    let valid = json!({"type": "link", "payload": {"url": "https://example.com/valid"}, "tool_call_id": "c2"});
+    let rows: Vec<(Value, &[&str])> = vec![
+        (json!({"type": "link", "payload": {"url": "https://example.com/partial"}, "tool_call_id": "c1"}),
+            &["entry 0 of call c1's artifacts, which RT-TOOL-2 drops: the call failed"]),
+        (json!({"type": "", "payload": {"url": "https://example.com/empty-type"}, "tool_call_id": "c2"}),
+            &["entry 1 of call c2's artifacts, which RT-TOOL-2 drops: its type is empty"]),
+        (json!({"type": "note", "payload": "just a string", "tool_call_id": "c2"}),
+            &["entry 2 of call c2's artifacts, which RT-TOOL-2 drops: its payload is a string, not an object"]),
+    ];
+    for (extra, says) in rows {
+        check(
+            &case,
+            json!({"messages": ok, "exposed": false, "tool_artifacts": [valid, extra]}),
+            DEFAULT,
+            &[RT2],
+            says,
+        );
+    }
+    check(
+        &case,
+        json!({"messages": ok, "exposed": false, "tool_artifacts": [valid]}),
+        DEFAULT,
+        &[],
+        &[],
+    );
+}
+
+#[test]
+fn smuggled_from_data_is_produced_by_no_call() {
+    let case = json!({"calls": [{"tool_call_id": "c1", "result": {"success": true,
+        "data": {"artifacts": [{"type": "link", "payload": {"url": "https://example.com/smuggled"}}]}}}]});
+    let observed = json!({"messages": msgs(&[("c1", "x")]), "exposed": false, "tool_artifacts": [
+        {"type": "link", "payload": {"url": "https://example.com/smuggled"}, "tool_call_id": "c1"}]});
+    check(
+        &case,
+        observed,
+        DEFAULT,
+        &[C1],
+        &["was produced by no call"],
+    );
+}
+
+#[test]
+fn lenient_zone_gets_the_safety_half() {
+    let case = json!({"calls": [
+        {"tool_call_id": "c1", "result": {"success": true, "data": "obj",
+            "artifacts": {"0": {"type": "link", "payload": {"url": "https://example.com/obj"}}}}},
+        {"tool_call_id": "c2", "result": "bare string"}]});
+    let ok = msgs(&[("c1", "obj"), ("c2", "bare string")]);
+    let obj = |id: &str| json!({"type": "link", "payload": {"url": "https://example.com/obj"}, "tool_call_id": id});
+    // Dropping or surfacing the object's entries are both safe.
+    check(
+        &case,
+        json!({"messages": ok, "exposed": false, "tool_artifacts": []}),
+        DEFAULT,
+        &[],
+        &[],
+    );
+    check(
+        &case,
+        json!({"messages": ok, "exposed": false, "tool_artifacts": [obj("c1")]}),
+        DEFAULT,
+        &[],
+        &[],
+    );
+    // Under the wrong call, or twice, it is not.
+    check(
+        &case,
+        json!({"messages": ok, "exposed": false, "tool_artifacts": [obj("c2")]}),
+        DEFAULT,
+        &[C1],
+        &["artifact 0 of call c1 carries tool_call_id c2"],
+    );
+    check(
+        &case,
+        json!({"messages": ok, "exposed": false, "tool_artifacts": [obj("c1"), obj("c1")]}),
+        DEFAULT,
+        &[C1],
+        &["repeats artifact 0 of call c1"],
+    );
+    // The exact rendering is not demanded of a lenient case.
+    check(
+        &case,
+        json!({"messages": ok, "exposed": false, "tool_artifacts": []}),
+        EXACT,
+        &[],
+        &[],
+    );
+}
+
+#[test]
+fn numbers_an_ieee_double_cannot_hold_are_a_warning() {
+    let case = json!({"calls": [{"tool_call_id": "c1", "result": {"success": true, "data": null,
+        "artifacts": [{"type": "n", "payload": {"huge": 1}}]}}]});
+    let mut case = case.to_string();
+    case = case.replace(r#""huge":1"#, r#""huge":1e400"#);
+    let case: Value = serde_json::from_str(&case).expect("json");
+    check(
+        &case,
+        json!({"messages": msgs(&[("c1", "")]), "exposed": false,
+        "tool_artifacts": [{"type": "n", "payload": {"huge": null}, "tool_call_id": "c1"}]}),
+        DEFAULT,
+        &[],
+        &["precision of an IEEE double"],
+    );
+    check(
+        &case,
+        json!({"messages": msgs(&[("c1", "")]), "exposed": false,
+        "tool_artifacts": [{"type": "n", "payload": {"huge": 1e300}, "tool_call_id": "c1"}]}),
+        DEFAULT,
+        &[C1],
+        &["differs from the artifact's at /huge"],
+    );
+}
+
+#[test]
+fn not_an_outcome_is_refused() {
+    let case = Case::from_json(example(json!(null)).to_string().as_bytes()).expect("valid");
+    for observed in [json!([]), json!("x"), json!(null)] {
+        assert!(judge(&case, &observed, DEFAULT).is_err(), "{observed}");
+    }
+}

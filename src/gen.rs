@@ -22,7 +22,7 @@
 //! - smuggling through `data`: an `artifacts` key inside it, and
 //!   delimiter-like strings ([`DELIMITERS`]);
 //! - instruction-like text inside artifacts ([`INSTRUCTIONS`]);
-//! - a minority (about 18 %) of lenient-zone cases ([`lenient_case`]): a
+//! - a minority (about 16 %) of lenient-zone cases ([`lenient_case`]): a
 //!   result that is not an object, `artifacts` that is not an array, no
 //!   boolean `success`, and runs above RT-TOOL-6's floors (over 50 kept
 //!   artifacts, or a payload over 512,000 encoded bytes).
@@ -451,11 +451,16 @@ fn extra_value() -> BoxedStrategy<Value> {
 }
 
 /// An extra key of an artifact entry, never `type` nor `payload`: a spoofed
-/// `tool_call_id`, a near miss ([`NEAR_MISS_KEYS`]), or an arbitrary key.
+/// `tool_call_id`, a near miss ([`NEAR_MISS_KEYS`]; `__proto__` and
+/// `constructor` more often than the others), or an arbitrary key.
 pub fn entry_extra() -> BoxedStrategy<(String, Value)> {
     prop_oneof![
         3 => spoofed_id().prop_map(|id| ("tool_call_id".to_owned(), id)),
         3 => (select(NEAR_MISS_KEYS), extra_value()).prop_map(|(k, v)| (k.to_owned(), v)),
+        // The prototype keys once more: a prototype-based runtime that copies
+        // an entry with them may change the copy's shape, not just its keys.
+        1 => (select(vec!["__proto__", "constructor"]), plain_payload())
+            .prop_map(|(k, v)| (k.to_owned(), v)),
         2 => (key(), extra_value()).prop_map(|(k, v)| match k.as_str() {
             "type" | "payload" => (format!("{k}_"), v),
             _ => (k, v),
@@ -753,13 +758,21 @@ fn raw_calls() -> BoxedStrategy<Vec<(String, Value)>> {
     .boxed()
 }
 
+/// `count` well-formed entries (a number in `count`), cycling through one to
+/// five generated ones: long runs that still shrink to a single entry.
+fn many_entries(count: std::ops::RangeInclusive<usize>) -> BoxedStrategy<Vec<Value>> {
+    (vec(well_formed_entry(), 1..=5), count)
+        .prop_map(|(distinct, n)| distinct.iter().cycle().take(n).cloned().collect())
+        .boxed()
+}
+
 /// A strict-zone case: every result an object with a boolean `success`,
 /// `artifacts` absent, null or an array, within RT-TOOL-6's floors. Mostly
 /// zero to four calls of [`result`]s; 4 % are one call keeping 45 to 50
-/// artifacts, at the floor.
+/// artifacts (cycling through a few), at the floor.
 pub fn strict_case() -> BoxedStrategy<Case> {
     let at_the_floor =
-        (call_id(), data(), vec(well_formed_entry(), 45..=50)).prop_map(|(id, data, entries)| {
+        (call_id(), data(), many_entries(45..=50)).prop_map(|(id, data, entries)| {
             let mut m = Map::new();
             m.insert("success".into(), true.into());
             if let Some(data) = data {
@@ -818,7 +831,7 @@ fn twist() -> BoxedStrategy<Twist> {
         ]
         .prop_map(Twist::Success),
         prop_oneof![
-            vec(well_formed_entry(), 51..=56).prop_map(Twist::TooMany),
+            many_entries(51..=56).prop_map(Twist::TooMany),
             (OVERSIZE..OVERSIZE + 8_000, canary()).prop_map(|(n, c)| Twist::TooBig(n, c)),
         ],
     ]
@@ -867,31 +880,33 @@ fn apply(twist: Twist, result: &mut Value) {
     }
 }
 
-/// A lenient-zone case: one to three calls of which one has a twisted
-/// result, each twist about equally often: the result is not an object;
-/// `artifacts` is an object (an entry, or a map of entries), a string (the
-/// entries as JSON text) or a number; `success` is absent or not a boolean;
-/// or the call succeeds above RT-TOOL-6's floors (51 to 56 more artifacts, or
-/// a payload of over 512,000 bytes).
+/// A lenient-zone case: one to three calls, and one or two twists, each
+/// applied to one of the calls (possibly the same), each kind about equally
+/// often: the result is not an object; `artifacts` is an object (an entry,
+/// or a map of entries), a string (the entries as JSON text) or a number;
+/// `success` is absent or not a boolean; or the call succeeds above
+/// RT-TOOL-6's floors (51 to 56 more artifacts, cycling through a few, or a
+/// payload of over 512,000 bytes).
 pub fn lenient_case() -> BoxedStrategy<Case> {
     (
         exposed(),
         vec((call_id(), marked_result()), 1..=3),
-        twist(),
-        any::<Index>(),
+        vec((twist(), any::<Index>()), 1..=2),
     )
-        .prop_map(|(e, mut raw, twist, at)| {
-            let i = at.index(raw.len());
-            apply(twist, &mut raw[i].1);
+        .prop_map(|(e, mut raw, twists)| {
+            for (twist, at) in twists {
+                let i = at.index(raw.len());
+                apply(twist, &mut raw[i].1);
+            }
             assemble(e, raw)
         })
         .boxed()
 }
 
-/// A valid case: 82 % [`strict_case`], 18 % [`lenient_case`]. Each `exposed`
+/// A valid case: 84 % [`strict_case`], 16 % [`lenient_case`]. Each `exposed`
 /// value comes a third of the time.
 pub fn case() -> BoxedStrategy<Case> {
-    prop_oneof![82 => strict_case(), 18 => lenient_case()].boxed()
+    prop_oneof![84 => strict_case(), 16 => lenient_case()].boxed()
 }
 
 /// Every canary ([`CANARY_PREFIX`] and 16 lowercase hex digits) found in a

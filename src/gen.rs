@@ -942,8 +942,11 @@ pub fn canary_strings(case: &Case) -> Vec<String> {
 }
 
 /// An endless stream of [`case`]s, the same for the same `seed` on any
-/// machine: proptest's ChaCha generator seeded with `seed` expanded to 32
-/// bytes (SplitMix64, little-endian). Each case is generated when asked for.
+/// 64-bit machine: proptest's ChaCha generator seeded with `seed` expanded to
+/// 32 bytes (SplitMix64, little-endian). Each case is generated when asked
+/// for. The stream is tied to this generator and to the proptest version in
+/// `Cargo.lock`; a 32-bit target may differ, as proptest scales its sampling
+/// indices by the width of `usize`.
 pub fn cases(seed: u64) -> impl Iterator<Item = Case> {
     let config = Config {
         // Pinned, although no strategy here uses a default size.

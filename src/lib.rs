@@ -55,6 +55,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod gen;
 pub mod judge;
 pub mod model;
 pub mod wire;

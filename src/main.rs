@@ -3,11 +3,12 @@
 //! Exit codes follow READING.md: 0 ok, 1 a violation or divergence, 2 invalid
 //! input or a broken process. Every error is one line on stderr.
 
-use std::io::{self, Read, Write};
+use std::io::{self, BufWriter, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use rt_tool_3::gen;
 use rt_tool_3::judge::{self, Options, ProseMode};
 use rt_tool_3::model::{self, Zone};
 use rt_tool_3::wire::Case;
@@ -29,6 +30,16 @@ enum Command {
     Verdict {
         /// The case file; stdin when absent or `-`.
         file: Option<PathBuf>,
+    },
+    /// Print generated valid cases, one compact JSON case a line; the same
+    /// seed gives the same cases on any machine.
+    Cases {
+        /// How many cases to print.
+        #[arg(long)]
+        count: u64,
+        /// The seed of the generator.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
     },
     /// Judge an observed outcome against the model, naming each violated clause.
     Check {
@@ -85,6 +96,7 @@ fn main() -> ExitCode {
             },
             json,
         ),
+        Command::Cases { count, seed } => cases(count, seed),
     };
     match result {
         Ok(code) => code,
@@ -150,6 +162,24 @@ fn check(case: PathBuf, outcome: PathBuf, options: Options, json: bool) -> Resul
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Streams `count` generated cases to stdout, one line each. A reader that
+/// goes away (`| head`) ends the command quietly, with exit code 0.
+fn cases(count: u64, seed: u64) -> Result<ExitCode, Fail> {
+    let mut out = BufWriter::new(io::stdout().lock());
+    let written = (0..count)
+        .zip(gen::cases(seed))
+        .try_for_each(|(_, case)| {
+            serde_json::to_writer(&mut out, &case)?;
+            out.write_all(b"\n")
+        })
+        .and_then(|()| out.flush());
+    match written {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Err(e) => Err(Fail(format!("cannot write stdout: {e}"))),
+    }
 }
 
 /// Reads a whole input: a file, or stdin for `None` and `-`.

@@ -27,7 +27,19 @@ use crate::model::{self, Zone};
 use crate::wire::{kind, Case, ToolArtifact};
 
 /// A clause of RT-TOOL-3, or the RT-TOOL-2 filter it relies on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 pub enum Clause {
     /// Clause 1: key by key, real call ids, every kept artifact once.
     #[serde(rename = "RT-TOOL-3.1")]
@@ -99,6 +111,9 @@ pub struct Options {
     pub strict_order: bool,
     /// How the prose is judged.
     pub prose: ProseMode,
+    /// The caller judges clause 3 with sibling cases (as `diff` does), so the
+    /// single-outcome leak check, which must guess what is a leak, is off.
+    pub siblings: bool,
 }
 
 /// The judge's findings on one outcome.
@@ -245,7 +260,7 @@ impl Judge<'_> {
         let pool: Vec<ToolArtifact> = if self.strict {
             reference.to_vec()
         } else {
-            self.lenient_pool()
+            lenient_pool(self.case)
         };
         let mut used = vec![false; pool.len()];
         let mut order = Vec::new();
@@ -434,11 +449,7 @@ impl Judge<'_> {
     /// Finds where an artifact's `type` and `payload` came from.
     fn source(&self, kind_: &Value, payload: &Value) -> Source {
         for (c, call) in self.case.calls.iter().enumerate() {
-            let entries: Vec<&Value> = match call.result.get("artifacts") {
-                Some(Value::Array(a)) => a.iter().collect(),
-                Some(Value::Object(o)) => o.values().collect(),
-                _ => continue,
-            };
+            let entries = candidate_entries(&call.result);
             let succeeded = call.result.get("success") != Some(&Value::Bool(false));
             let mut kept = 0;
             for (e, entry) in entries.into_iter().enumerate() {
@@ -486,34 +497,6 @@ impl Judge<'_> {
         Source::Nowhere
     }
 
-    /// In the lenient zone, what each call could be said to have produced:
-    /// the well-formed entries of its `artifacts`, an array or an object's
-    /// values, unless the call plainly failed.
-    fn lenient_pool(&self) -> Vec<ToolArtifact> {
-        let mut pool = Vec::new();
-        for call in &self.case.calls {
-            if call.result.get("success") == Some(&Value::Bool(false)) {
-                continue;
-            }
-            let entries: Vec<&Value> = match call.result.get("artifacts") {
-                Some(Value::Array(a)) => a.iter().collect(),
-                Some(Value::Object(o)) => o.values().collect(),
-                _ => continue,
-            };
-            pool.extend(
-                entries
-                    .into_iter()
-                    .filter_map(model::well_formed)
-                    .map(|(k, p)| ToolArtifact {
-                        kind: k.to_owned(),
-                        payload: p.clone(),
-                        tool_call_id: call.tool_call_id.clone(),
-                    }),
-            );
-        }
-        pool
-    }
-
     /// Clause 3: one message per call, in call order, and no leak.
     fn prose(&mut self, observed: Option<&Value>, reference: &[crate::wire::Message]) {
         let messages = match observed {
@@ -538,7 +521,11 @@ impl Judge<'_> {
             );
             self.violation(Clause::ProseFromData, msg);
         }
-        let secrets = self.secrets();
+        let secrets = if self.options.siblings {
+            Vec::new()
+        } else {
+            artifact_only_strings(self.case)
+        };
         for (i, (message, call)) in messages.iter().zip(calls).enumerate() {
             let id = message.get("tool_call_id").and_then(Value::as_str);
             if id != Some(call.tool_call_id.as_str()) {
@@ -576,69 +563,114 @@ impl Judge<'_> {
             }
         }
     }
+}
 
-    /// Strings found only outside every call's `success`, `data` and
-    /// `error`: in artifacts or result-level decoys. Only strings of
-    /// [`LEAK_MIN_CHARS`] or more count, and none that occurs anywhere in
-    /// any call's data, error or id, so a prose rendering of the
-    /// implementation's own cannot be mistaken for a leak.
-    fn secrets(&self) -> Vec<(String, String)> {
-        let mut allowed = String::new();
-        for call in &self.case.calls {
-            allowed.push_str(&call.tool_call_id);
-            allowed.push('\u{0}');
-            if let Value::Object(result) = &call.result {
-                for key in ["success", "data", "error"] {
-                    if let Some(v) = result.get(key) {
-                        allowed.push_str(key);
-                        allowed.push_str(&model::sorted_compact_json(v));
-                        allowed.push('\u{0}');
-                        allowed.push_str(&v.to_string());
-                        allowed.push('\u{0}');
-                        strings(v, &mut |s| {
-                            allowed.push_str(s);
-                            allowed.push('\u{0}');
-                        });
-                    }
-                }
-            } else {
-                allowed.push_str(&call.result.to_string());
-                strings(&call.result, &mut |s| {
-                    allowed.push_str(s);
+/// String values found only outside every call's `success`, `data` and
+/// `error`: in artifacts or result-level decoys. Only strings of
+/// [`LEAK_MIN_CHARS`] or more count, and none that occurs anywhere in
+/// any call's data, error or id, so a prose rendering of the
+/// implementation's own cannot be mistaken for a leak.
+pub fn artifact_only_strings(case: &Case) -> Vec<(String, String)> {
+    let mut allowed = String::new();
+    for call in &case.calls {
+        allowed.push_str(&call.tool_call_id);
+        allowed.push('\u{0}');
+        if let Value::Object(result) = &call.result {
+            for key in ["success", "data", "error"] {
+                if let Some(v) = result.get(key) {
+                    allowed.push_str(key);
+                    allowed.push_str(&model::sorted_compact_json(v));
                     allowed.push('\u{0}');
-                });
+                    allowed.push_str(&v.to_string());
+                    allowed.push('\u{0}');
+                    strings(v, &mut |s| {
+                        allowed.push_str(s);
+                        allowed.push('\u{0}');
+                    });
+                }
             }
+        } else {
+            allowed.push_str(&call.result.to_string());
+            strings(&call.result, &mut |s| {
+                allowed.push_str(s);
+                allowed.push('\u{0}');
+            });
         }
-        let mut secrets = Vec::new();
-        for call in &self.case.calls {
-            let Value::Object(result) = &call.result else {
-                continue;
-            };
-            for (key, v) in result
-                .iter()
-                .filter(|(k, _)| !["success", "data", "error"].contains(&k.as_str()))
-            {
-                let whose = if key == "artifacts" {
-                    format!("the artifacts of call {}", call.tool_call_id)
-                } else {
-                    format!(
-                        "the `{key}` of call {}'s result, not its data",
-                        call.tool_call_id
-                    )
-                };
-                strings(v, &mut |s| {
-                    if s.chars().count() >= LEAK_MIN_CHARS && !allowed.contains(s) {
-                        secrets.push((s.to_owned(), whose.clone()));
-                    }
-                });
-            }
-        }
-        secrets
     }
+    let mut secrets = Vec::new();
+    for call in &case.calls {
+        let Value::Object(result) = &call.result else {
+            continue;
+        };
+        for (key, v) in result
+            .iter()
+            .filter(|(k, _)| !["success", "data", "error"].contains(&k.as_str()))
+        {
+            let whose = if key == "artifacts" {
+                format!("the artifacts of call {}", call.tool_call_id)
+            } else {
+                format!(
+                    "the `{key}` of call {}'s result, not its data",
+                    call.tool_call_id
+                )
+            };
+            string_values(v, &mut |s| {
+                if s.chars().count() >= LEAK_MIN_CHARS && !allowed.contains(s) {
+                    secrets.push((s.to_owned(), whose.clone()));
+                }
+            });
+        }
+    }
+    secrets
+}
+
+/// Every entry a call's `artifacts` could be said to hold: the items of an
+/// array; of an object (lenient zone), the object itself, read as a single
+/// entry, and its values, read as a map of entries.
+fn candidate_entries(result: &Value) -> Vec<&Value> {
+    match result.get("artifacts") {
+        Some(Value::Array(a)) => a.iter().collect(),
+        Some(v @ Value::Object(o)) => std::iter::once(v).chain(o.values()).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// In the lenient zone, what each call could be said to have produced: the
+/// well-formed [`candidate_entries`] of its `artifacts`, unless the call
+/// plainly failed (`success` is `false`).
+pub fn lenient_pool(case: &Case) -> Vec<ToolArtifact> {
+    let mut pool = Vec::new();
+    for call in &case.calls {
+        if call.result.get("success") == Some(&Value::Bool(false)) {
+            continue;
+        }
+        let entries = candidate_entries(&call.result);
+        pool.extend(
+            entries
+                .into_iter()
+                .filter_map(model::well_formed)
+                .map(|(k, p)| ToolArtifact {
+                    kind: k.to_owned(),
+                    payload: p.clone(),
+                    tool_call_id: call.tool_call_id.clone(),
+                }),
+        );
+    }
+    pool
 }
 
 /// The shortest string that counts as a leak when one outcome is judged.
 pub const LEAK_MIN_CHARS: usize = 8;
+
+/// Every string value (not key) in a value.
+fn string_values(v: &Value, f: &mut impl FnMut(&str)) {
+    match v {
+        Value::String(s) => f(s),
+        Value::Array(a) => a.iter().for_each(|x| string_values(x, f)),
+        Value::Object(o) => o.values().for_each(|x| string_values(x, f)),
+        _ => {}
+    }
+}
 
 fn strings(v: &Value, f: &mut impl FnMut(&str)) {
     match v {
@@ -769,7 +801,7 @@ pub fn first_difference(expected: &Value, observed: &Value) -> Option<String> {
     let at = |k: &str, rest: Option<String>| {
         format!(
             "/{}{}",
-            k.replace('~', "~0").replace('/', "~1"),
+            k.replace('~', "~0").replace('/', "~1").escape_debug(),
             rest.unwrap_or_default()
         )
     };

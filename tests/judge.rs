@@ -71,34 +71,35 @@ fn link(id: &str) -> Value {
 const DEFAULT: Options = Options {
     strict_order: false,
     prose: ProseMode::DataOnly,
+    siblings: false,
 };
 const STRICT_ORDER: Options = Options {
     strict_order: true,
     prose: ProseMode::DataOnly,
+    siblings: false,
 };
 const EXACT: Options = Options {
     strict_order: false,
     prose: ProseMode::Exact,
+    siblings: false,
 };
 
 #[test]
 fn the_reference_outcome_conforms() {
-    for dir in ["tests/cases"] {
-        for entry in std::fs::read_dir(dir).expect("cases dir") {
-            let bytes = std::fs::read(entry.expect("entry").path()).expect("case");
-            let case = Case::from_json(&bytes).expect("valid");
-            let reference = serde_json::to_value(model::outcome(&case)).expect("encodes");
-            let j = judge(
-                &case,
-                &reference,
-                Options {
-                    strict_order: true,
-                    prose: ProseMode::Exact,
-                },
-            )
-            .expect("object");
-            assert!(j.conforms() && j.warnings.is_empty(), "{j:#?}");
-        }
+    for example in rt_tool_3::vectors::examples().expect("examples") {
+        let case = example.case;
+        let reference = serde_json::to_value(model::outcome(&case)).expect("encodes");
+        let strictest = Options {
+            strict_order: true,
+            prose: ProseMode::Exact,
+            siblings: false,
+        };
+        let j = judge(&case, &reference, strictest).expect("object");
+        assert!(
+            j.conforms() && j.warnings.is_empty(),
+            "{}: {j:#?}",
+            example.name
+        );
     }
 }
 
@@ -460,6 +461,18 @@ fn lenient_zone_gets_the_safety_half() {
         DEFAULT,
         &[C1],
         &["repeats artifact 0 of call c1"],
+    );
+    // An `artifacts` object that is itself one entry may be read as one.
+    let single = json!({"calls": [{"tool_call_id": "c1", "result": {"success": true, "data": "one",
+        "artifacts": {"type": "link", "payload": {"url": "https://example.com/a"}}}}]});
+    let one =
+        json!({"type": "link", "payload": {"url": "https://example.com/a"}, "tool_call_id": "c1"});
+    check(
+        &single,
+        json!({"messages": msgs(&[("c1", "one")]), "exposed": false, "tool_artifacts": [one]}),
+        DEFAULT,
+        &[],
+        &[],
     );
     // The exact rendering is not demanded of a lenient case.
     check(

@@ -55,9 +55,13 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod diff;
 pub mod gen;
+pub mod harness;
 pub mod judge;
 pub mod model;
+pub mod serve;
+pub mod vectors;
 pub mod wire;
 
 /// The rule this crate models.

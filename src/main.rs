@@ -3,14 +3,16 @@
 //! Exit codes follow READING.md: 0 ok, 1 a violation or divergence, 2 invalid
 //! input or a broken process. Every error is one line on stderr.
 
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use rt_tool_3::gen;
+use rt_tool_3::diff::{self, Divergence};
+use rt_tool_3::harness::{Limits, Process};
 use rt_tool_3::judge::{self, Options, ProseMode};
 use rt_tool_3::model::{self, Zone};
+use rt_tool_3::serve;
 use rt_tool_3::wire::Case;
 
 #[derive(Parser)]
@@ -31,16 +33,6 @@ enum Command {
         /// The case file; stdin when absent or `-`.
         file: Option<PathBuf>,
     },
-    /// Print generated valid cases, one compact JSON case a line; the same
-    /// seed gives the same cases on any machine.
-    Cases {
-        /// How many cases to print.
-        #[arg(long)]
-        count: u64,
-        /// The seed of the generator.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-    },
     /// Judge an observed outcome against the model, naming each violated clause.
     Check {
         /// The case file (`-` for stdin).
@@ -56,6 +48,61 @@ enum Command {
         /// Print the judgement as JSON.
         #[arg(long)]
         json: bool,
+    },
+
+    /// Differential run against a process speaking the protocol, shrinking
+    /// every divergence to a minimal case. With no command, runs against
+    /// `rt-tool-3 serve`.
+    Diff {
+        /// Generated cases to examine (each costs 3 requests).
+        #[arg(long, default_value_t = 256)]
+        cases: u32,
+        /// The seed; the same seed gives the same cases. Random when absent.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// How the prose is judged: clause 3 by siblings, or the reference rendering too.
+        #[arg(long, value_enum, default_value = "data-only")]
+        prose: Prose,
+        /// Demand the reference order of tool_artifacts instead of a multiset.
+        #[arg(long)]
+        strict_order: bool,
+        /// Seconds the process may take for one reply.
+        #[arg(long, default_value_t = 10.0)]
+        timeout: f64,
+        /// The longest reply line read, in bytes.
+        #[arg(long, default_value_t = 16 << 20)]
+        max_line: usize,
+        /// Where every divergence is written, as JSON vectors.
+        #[arg(long, default_value = "rt-tool-3-divergences.json")]
+        save: PathBuf,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// The implementation under test and its arguments.
+        #[arg(last = true)]
+        command: Vec<String>,
+    },
+    /// Print the language-neutral conformance vectors (or their JSON Schema).
+    Vectors {
+        /// Print the JSON Schema of case, outcome and vector instead.
+        #[arg(long)]
+        schema: bool,
+    },
+    /// Print generated valid cases, one compact JSON case a line; the same
+    /// seed gives the same cases on any machine.
+    Cases {
+        /// How many cases to print.
+        #[arg(long)]
+        count: u64,
+        /// The seed of the generator.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// Serve the reference model over the protocol on stdin and stdout.
+    Serve {
+        /// Seed one known violation or process fault.
+        #[arg(long, value_enum)]
+        fault: Option<serve::Fault>,
     },
 }
 
@@ -93,10 +140,43 @@ fn main() -> ExitCode {
             Options {
                 strict_order,
                 prose: prose.into(),
+                siblings: false,
             },
             json,
         ),
+        Command::Diff {
+            cases,
+            seed,
+            prose,
+            strict_order,
+            timeout,
+            max_line,
+            save,
+            json,
+            command,
+        } => {
+            let options = Options {
+                strict_order,
+                prose: prose.into(),
+                siblings: true,
+            };
+            let seed = seed.unwrap_or_else(random_seed);
+            let config = diff::Config {
+                cases,
+                seed,
+                options,
+                max_shrink_iters: 1024,
+            };
+            run_diff(config, timeout, max_line, &save, json, command)
+        }
+        Command::Vectors { schema } => vectors(schema),
         Command::Cases { count, seed } => cases(count, seed),
+        Command::Serve { fault } => {
+            let out = io::BufWriter::new(io::stdout().lock());
+            serve::serve(io::stdin().lock(), out, fault)
+                .map(|()| ExitCode::SUCCESS)
+                .map_err(|e| Fail(format!("serve: {e}")))
+        }
     };
     match result {
         Ok(code) => code,
@@ -130,7 +210,7 @@ fn check(case: PathBuf, outcome: PathBuf, options: Options, json: bool) -> Resul
     let case =
         Case::from_json(&bytes).map_err(|e| Fail(format!("invalid case in {case_name}: {e}")))?;
     let (name, bytes) = read_input(Some(outcome))?;
-    let observed: serde_json::Value = serde_json::from_slice(&bytes)
+    let observed: serde_json::Value = rt_tool_3::wire::parse(&bytes)
         .map_err(|e| Fail(format!("invalid outcome in {name}: {e}")))?;
     let judgement = judge::judge(&case, &observed, options)
         .map_err(|e| Fail(format!("invalid outcome in {name}: {e}")))?;
@@ -167,9 +247,9 @@ fn check(case: PathBuf, outcome: PathBuf, options: Options, json: bool) -> Resul
 /// Streams `count` generated cases to stdout, one line each. A reader that
 /// goes away (`| head`) ends the command quietly, with exit code 0.
 fn cases(count: u64, seed: u64) -> Result<ExitCode, Fail> {
-    let mut out = BufWriter::new(io::stdout().lock());
+    let mut out = io::BufWriter::new(io::stdout().lock());
     let written = (0..count)
-        .zip(gen::cases(seed))
+        .zip(rt_tool_3::gen::cases(seed))
         .try_for_each(|(_, case)| {
             serde_json::to_writer(&mut out, &case)?;
             out.write_all(b"\n")
@@ -180,6 +260,182 @@ fn cases(count: u64, seed: u64) -> Result<ExitCode, Fail> {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
         Err(e) => Err(Fail(format!("cannot write stdout: {e}"))),
     }
+}
+
+fn vectors(schema: bool) -> Result<ExitCode, Fail> {
+    let value = if schema {
+        rt_tool_3::vectors::schema()
+    } else {
+        let vectors = rt_tool_3::vectors::vectors()
+            .map_err(|e| Fail(format!("the built-in examples: {e}")))?;
+        serde_json::to_value(vectors)
+            .map_err(|e| Fail(format!("cannot encode the vectors: {e}")))?
+    };
+    let mut text =
+        serde_json::to_string_pretty(&value).map_err(|e| Fail(format!("cannot encode: {e}")))?;
+    text.push('\n');
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| Fail(format!("cannot write stdout: {e}")))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn random_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    (nanos as u64) ^ u64::from(std::process::id()).rotate_left(32)
+}
+
+fn run_diff(
+    config: diff::Config,
+    timeout: f64,
+    max_line: usize,
+    save: &std::path::Path,
+    json: bool,
+    mut command: Vec<String>,
+) -> Result<ExitCode, Fail> {
+    if !(timeout.is_finite() && timeout > 0.0) {
+        return Err(Fail(format!(
+            "--timeout must be a positive number of seconds, not {timeout}"
+        )));
+    }
+    if command.is_empty() {
+        let me =
+            std::env::current_exe().map_err(|e| Fail(format!("cannot find this program: {e}")))?;
+        command = vec![me.display().to_string(), "serve".into()];
+    }
+    let limits = Limits {
+        timeout: std::time::Duration::from_secs_f64(timeout),
+        max_line,
+    };
+    let mut process = Process::start(&command, limits).map_err(|f| Fail(f.to_string()))?;
+    let bar = (!json && io::stderr().is_terminal()).then(|| {
+        let bar = indicatif::ProgressBar::new(u64::from(config.cases));
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases {elapsed} {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let mut save_error = None;
+    let mut saved = |divergences: &[Divergence]| {
+        let bytes = serde_json::to_vec_pretty(divergences).unwrap_or_default();
+        if let Err(e) = diff::write_atomically(save, &bytes) {
+            save_error = Some(format!("cannot write {}: {e}", save.display()));
+        }
+    };
+    let progress = |n: u64| {
+        if let Some(bar) = &bar {
+            bar.set_position(n);
+        }
+    };
+    let report = diff::run(
+        &mut process,
+        rt_tool_3::gen::case(),
+        &config,
+        &mut saved,
+        &progress,
+    );
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    // Stopped here, before the report, so a process fault is reported last;
+    // one that is already at fault is killed instead.
+    let stopped = if report.fault.is_none() {
+        process.stop().err()
+    } else {
+        None
+    };
+    if json {
+        write_json_line(&report)?;
+    } else {
+        print_report(&report, save)?;
+    }
+    if let Some(e) = save_error {
+        return Err(Fail(e));
+    }
+    if let Some(f) = &report.fault {
+        let case = serde_json::to_string(&f.case).unwrap_or_default();
+        return Err(Fail(format!("{}; the case: {case}", f.message)));
+    }
+    if let Some(f) = stopped {
+        return Err(Fail(f.to_string()));
+    }
+    Ok(if report.divergences.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn print_report(report: &diff::Report, save: &std::path::Path) -> Result<(), Fail> {
+    let name = |k: &str| {
+        report
+            .implementation
+            .get(k)
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("?")
+            .to_owned()
+    };
+    let mut text = format!(
+        "rt-tool-3 diff: {} ({}): {} cases, {} requests, seed {}{}\n",
+        name("name"),
+        name("language"),
+        report.cases,
+        report.requests,
+        report.seed,
+        if report.skipped > 0 {
+            format!(", {} skipped", report.skipped)
+        } else {
+            String::new()
+        },
+    );
+    if report.warnings > 0 {
+        text.push_str(&format!(
+            "warning: {} number(s) matched only up to IEEE-double precision\n",
+            report.warnings
+        ));
+    }
+    for d in &report.divergences {
+        let ids: Vec<&str> = d.signature.iter().map(String::as_str).collect();
+        text.push_str(&format!("\nDIVERGENCE {}\n", ids.join(", ")));
+        for v in &d.minimal {
+            for violation in &v.violations {
+                text.push_str(&format!("  {violation}\n"));
+            }
+            if v.violations.is_empty() {
+                text.push_str(&format!("  {}\n", v.description));
+            }
+            let compact = |x: Result<String, serde_json::Error>| x.unwrap_or_default();
+            text.push_str(&format!(
+                "  minimal case: {}\n",
+                compact(serde_json::to_string(&v.case))
+            ));
+            text.push_str(&format!(
+                "  expected:     {}\n",
+                compact(serde_json::to_string(&v.expected))
+            ));
+            text.push_str(&format!(
+                "  observed:     {}\n",
+                compact(serde_json::to_string(&v.observed))
+            ));
+        }
+    }
+    if !report.divergences.is_empty() {
+        text.push_str(&format!(
+            "\n{} divergence(s), saved as JSON vectors to {}\n",
+            report.divergences.len(),
+            save.display()
+        ));
+    } else if report.fault.is_none() {
+        text.push_str("no divergence\n");
+    }
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| Fail(format!("cannot write stdout: {e}")))
 }
 
 /// Reads a whole input: a file, or stdin for `None` and `-`.

@@ -19,23 +19,27 @@
 use std::collections::HashMap;
 use std::fmt;
 
+use schemars::JsonSchema;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// One node invocation: the input of the rule.
-#[derive(Clone, PartialEq, Serialize)]
+#[derive(Clone, PartialEq, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Case {
-    /// The author's instance choice for the `tool_artifacts` port: `Some(true)`
-    /// exposes it, `Some(false)` hides it, `None` (JSON `null` or absent)
-    /// leaves it at the node type's default.
+    /// The author's instance choice for the `tool_artifacts` port: `true`
+    /// exposes it, `false` hides it, `null` or absent leaves it at the node
+    /// type's default.
+    #[schemars(default)]
     pub exposed: Option<bool>,
     /// The calls of this invocation, in the order the model issued them.
     pub calls: Vec<Call>,
 }
 
 /// One tool call and the untrusted JSON its tool returned.
-#[derive(Clone, PartialEq, Serialize)]
+#[derive(Clone, PartialEq, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Call {
     /// The call's real id, assigned by the node (never by the tool).
     pub tool_call_id: String,
@@ -44,7 +48,7 @@ pub struct Call {
 }
 
 /// What a node produced for a case.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Outcome {
     /// One message per call, in call order: the prose the model reads back.
@@ -56,7 +60,7 @@ pub struct Outcome {
 }
 
 /// The prose fed back to the model for one call.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Message {
     /// The call this message answers.
@@ -66,7 +70,7 @@ pub struct Message {
 }
 
 /// One entry on the `tool_artifacts` port: exactly `{type, payload, tool_call_id}`.
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ToolArtifact {
     /// The artifact's own `type`.

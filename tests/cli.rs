@@ -213,6 +213,89 @@ fn check_exit_codes_and_clause_ids() {
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
 
+/// Hostile input to `verdict` and to both sides of `check`: refused in one
+/// line with exit 2 where invalid, handled exactly where valid, never a panic.
+#[test]
+fn hostile_input() {
+    let dir = std::env::temp_dir().join(format!("rt-tool-3-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = |name: &str, bytes: &[u8]| {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).expect("write");
+        path.display().to_string()
+    };
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cases/rule-example.json");
+    let good_outcome = file(
+        "good.json",
+        br#"{"messages":[{"tool_call_id":"c1","content":"x"}],"exposed":false,
+            "tool_artifacts":[{"type":"link","payload":{"url":"https://example.com/node/5"},"tool_call_id":"c1"}]}"#,
+    );
+    let deep = format!("{}{}", "[".repeat(200_000), "]".repeat(200_000));
+    let refused: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "deep",
+            format!(r#"{{"calls":[{{"tool_call_id":"c1","result":{deep}}}]}}"#).into_bytes(),
+            "nesting deeper than 512",
+        ),
+        (
+            "deep-bare",
+            deep.clone().into_bytes(),
+            "nesting deeper than 512",
+        ),
+        (
+            "utf8",
+            b"{\"calls\":[{\"tool_call_id\":\"c1\",\"result\":\"\xc3\x28\"}]}".to_vec(),
+            "invalid unicode code point",
+        ),
+        (
+            "truncated",
+            br#"{"calls":[{"tool_call_id":"c1","result":{"success":tr"#.to_vec(),
+            "line 1 column",
+        ),
+    ];
+    for (name, bytes, says) in &refused {
+        let path = file(&format!("{name}.json"), bytes);
+        for args in [
+            vec!["verdict", path.as_str()],
+            vec!["check", path.as_str(), good_outcome.as_str()],
+            vec!["check", example, path.as_str()],
+        ] {
+            let out = run(&args, b"");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{name} {args:?}: {err}");
+            assert_eq!(err.lines().count(), 1, "{name}: {err}");
+            assert!(err.contains(says), "{name}: {err}");
+            assert!(out.stdout.is_empty(), "{name}: partial stdout");
+        }
+    }
+    // Valid however large or odd: a 30 MB string, exact numbers, a repeated key.
+    let big = "x".repeat(30 << 20);
+    let case = format!(
+        r#"{{"calls":[{{"tool_call_id":"c1","result":{{"success":true,"data":"{big}","artifacts":[
+            {{"type":"n","payload":{{"a":1e400,"b":1234567890123456789012345678901234567890,"k":1,"k":2}},"tool_call_id":"c9","tool_call_id":"c1"}}]}}}}]}}"#
+    );
+    let path = file("big.json", case.as_bytes());
+    let out = run(&["verdict", &path], b"");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(text.contains(r#""payload":{"a":1e+400,"b":1234567890123456789012345678901234567890,"k":2},"tool_call_id":"c1""#));
+    assert!(text.len() > 30 << 20);
+    let outcome = file("big-outcome.json", text.as_bytes());
+    let out = run(&["check", &path, &outcome], b"");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
+
 fn cases(count: &str, seed: &str) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_rt-tool-3"))
         .args(["cases", "--count", count, "--seed", seed])

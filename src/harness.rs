@@ -1,0 +1,367 @@
+//! The process harness: drives an implementation under test over the
+//! JSON-lines protocol of READING.md, in the manner of Bowtie.
+//!
+//! ```text
+//! -> {"cmd":"start","version":1}
+//! <- {"ready":true,"version":1,"implementation":{"name":"...","language":"..."}}
+//! -> {"cmd":"run","seq":1,"case":{...}}
+//! <- {"seq":1,"outcome":{...}}  or  {"seq":1,"errored":true,"message":"..."}
+//!                               or  {"seq":1,"skipped":true,"message":"..."}
+//! -> {"cmd":"stop"}
+//! ```
+//!
+//! This is the only module that does I/O with the process. Everything the
+//! process can do wrong by itself (crash, hang, garbage, an overlong line, a
+//! wrong `seq`, no `start` reply) is a [`Fault`], kept apart from verdicts:
+//! a fault is never a divergence. One process serves every request; its
+//! stdout is read by one thread, its stderr drained by another (keeping the
+//! last few KB for the report), so neither pipe can fill up and deadlock.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::wire::{self, Case};
+
+/// The protocol version this harness speaks.
+pub const PROTOCOL_VERSION: u64 = 1;
+
+/// How much of the process's stderr is kept for a fault report.
+const STDERR_TAIL: usize = 2048;
+
+/// What the process can do wrong by itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// The command could not be started.
+    Spawn(String),
+    /// The process ended, or closed stdout, when a reply was due.
+    Crashed(String),
+    /// No reply within the timeout.
+    Hung(Duration),
+    /// A reply that is not one line of JSON of the protocol's shape.
+    Garbage(String),
+    /// A reply line longer than the harness reads.
+    LineTooLong(usize),
+    /// A reply to another request than the one sent.
+    WrongSeq {
+        /// The `seq` of the request.
+        sent: u64,
+        /// What came back instead: `seq N`, or the line without a `seq`.
+        got: String,
+    },
+    /// No `{"ready": true}` reply to `start`.
+    NoStart(String),
+    /// Lines after the last reply.
+    ExtraLines(String),
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Fault::Spawn(e) => write!(f, "the implementation could not be started: {e}"),
+            Fault::Crashed(e) => write!(f, "the implementation crashed: {e}"),
+            Fault::Hung(t) => write!(
+                f,
+                "the implementation hung: no reply within {}s",
+                t.as_secs_f64()
+            ),
+            Fault::Garbage(e) => write!(f, "the implementation replied with garbage: {e}"),
+            Fault::LineTooLong(n) => write!(
+                f,
+                "the implementation replied with a line longer than {n} bytes"
+            ),
+            Fault::WrongSeq { sent, got } => write!(
+                f,
+                "the implementation answered request seq {sent} with {got}"
+            ),
+            Fault::NoStart(e) => {
+                write!(f, "the implementation did not answer start with ready: {e}")
+            }
+            Fault::ExtraLines(e) => {
+                write!(f, "the implementation printed a line nobody asked for: {e}")
+            }
+        }
+    }
+}
+
+/// What the process answered to one case.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reply {
+    /// The outcome it produced, as JSON, to be judged.
+    Outcome(Value),
+    /// It could not produce an outcome.
+    Errored(String),
+    /// It declines the case.
+    Skipped(String),
+}
+
+/// Settings for a process.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// How long one reply may take.
+    pub timeout: Duration,
+    /// The longest reply line read, in bytes; past it the process is at fault.
+    pub max_line: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            timeout: Duration::from_secs(10),
+            max_line: 16 << 20,
+        }
+    }
+}
+
+enum Event {
+    Line(Vec<u8>),
+    Partial(Vec<u8>),
+    TooLong,
+    Eof,
+    Failed(String),
+}
+
+/// An implementation under test, started and answering.
+pub struct Process {
+    child: Child,
+    stdin: Option<BufWriter<ChildStdin>>,
+    events: Receiver<Event>,
+    stderr: Arc<Mutex<VecDeque<u8>>>,
+    limits: Limits,
+    seq: u64,
+    /// What the process says it is: its `implementation` from the `start` reply.
+    pub implementation: Value,
+    /// Requests sent so far, `start` and `stop` aside.
+    pub requests: u64,
+}
+
+impl Process {
+    /// Starts `command` and waits for its `ready` reply.
+    pub fn start(command: &[String], limits: Limits) -> Result<Process, Fault> {
+        let (program, args) = command
+            .split_first()
+            .ok_or_else(|| Fault::Spawn("no command given".into()))?;
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| Fault::Spawn(format!("{program}: {e}")))?;
+        let stdin = child.stdin.take().map(BufWriter::new);
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| Fault::Spawn("no stdout pipe".into()))?;
+        let stderr_pipe = child
+            .stderr
+            .take()
+            .ok_or_else(|| Fault::Spawn("no stderr pipe".into()))?;
+        let (tx, events) = sync_channel(4);
+        let max_line = limits.max_line;
+        thread::Builder::new()
+            .name("rt-tool-3 stdout".into())
+            .spawn(move || {
+                let mut reader = BufReader::with_capacity(1 << 16, stdout);
+                loop {
+                    let mut line = Vec::new();
+                    let event = match reader
+                        .by_ref()
+                        .take(max_line as u64 + 1)
+                        .read_until(b'\n', &mut line)
+                    {
+                        Ok(0) => Event::Eof,
+                        Ok(_) if line.ends_with(b"\n") => Event::Line(line),
+                        Ok(_) if line.len() > max_line => Event::TooLong,
+                        Ok(_) => Event::Partial(line),
+                        Err(e) => Event::Failed(e.to_string()),
+                    };
+                    let last = !matches!(event, Event::Line(_));
+                    if tx.send(event).is_err() || last {
+                        return;
+                    }
+                }
+            })
+            .map_err(|e| Fault::Spawn(format!("cannot start a reader thread: {e}")))?;
+        let stderr = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_TAIL)));
+        let tail = Arc::clone(&stderr);
+        thread::Builder::new()
+            .name("rt-tool-3 stderr".into())
+            .spawn(move || drain(stderr_pipe, &tail))
+            .map_err(|e| Fault::Spawn(format!("cannot start a stderr thread: {e}")))?;
+        let mut process = Process {
+            child,
+            stdin,
+            events,
+            stderr,
+            limits,
+            seq: 0,
+            implementation: Value::Null,
+            requests: 0,
+        };
+        process.send(&json!({"cmd": "start", "version": PROTOCOL_VERSION}))?;
+        let ready = process
+            .receive()
+            .map_err(|fault| Fault::NoStart(fault.to_string()))?;
+        if ready.get("ready") != Some(&Value::Bool(true)) {
+            return Err(Fault::NoStart(format!(
+                "it replied {}",
+                excerpt(&ready.to_string())
+            )));
+        }
+        process.implementation = ready.get("implementation").cloned().unwrap_or(Value::Null);
+        Ok(process)
+    }
+
+    /// Sends one case and reads its reply.
+    pub fn run(&mut self, case: &Case) -> Result<Reply, Fault> {
+        self.seq += 1;
+        self.requests += 1;
+        let seq = self.seq;
+        self.send(&json!({"cmd": "run", "seq": seq, "case": case}))?;
+        let reply = self.receive()?;
+        match reply.get("seq") {
+            Some(Value::Number(n)) if n.as_u64() == Some(seq) => {}
+            Some(other) => {
+                let got = format!("seq {}", excerpt(&other.to_string()));
+                return Err(Fault::WrongSeq { sent: seq, got });
+            }
+            None => {
+                let got = format!("a line without seq: {}", excerpt(&reply.to_string()));
+                return Err(Fault::WrongSeq { sent: seq, got });
+            }
+        }
+        let message = || {
+            reply
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        if let Some(outcome) = reply.get("outcome") {
+            Ok(Reply::Outcome(outcome.clone()))
+        } else if reply.get("errored") == Some(&Value::Bool(true)) {
+            Ok(Reply::Errored(message()))
+        } else if reply.get("skipped") == Some(&Value::Bool(true)) {
+            Ok(Reply::Skipped(message()))
+        } else {
+            Err(Fault::Garbage(format!(
+                "reply {} has no outcome, errored or skipped",
+                excerpt(&reply.to_string())
+            )))
+        }
+    }
+
+    /// Sends `stop`, and checks that nothing more was printed.
+    pub fn stop(mut self) -> Result<(), Fault> {
+        let stopped = self.send(&json!({"cmd": "stop"}));
+        self.stdin = None;
+        let extra = match self.events.recv_timeout(Duration::from_millis(500)) {
+            Ok(Event::Line(line)) | Ok(Event::Partial(line)) => {
+                Err(Fault::ExtraLines(excerpt(&String::from_utf8_lossy(&line))))
+            }
+            _ => Ok(()),
+        };
+        stopped.and(extra)
+    }
+
+    fn send(&mut self, request: &Value) -> Result<(), Fault> {
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err(Fault::Crashed("its stdin is closed".into()));
+        };
+        let mut line = serde_json::to_vec(request).map_err(|e| Fault::Garbage(e.to_string()))?;
+        line.push(b'\n');
+        if let Err(e) = stdin.write_all(&line).and_then(|()| stdin.flush()) {
+            return Err(self.crashed(&format!("writing a request failed ({e})")));
+        }
+        Ok(())
+    }
+
+    fn receive(&mut self) -> Result<Value, Fault> {
+        match self.events.recv_timeout(self.limits.timeout) {
+            Ok(Event::Line(line)) => wire::parse::<Value>(&line).map_err(|e| {
+                Fault::Garbage(format!("{e}: {}", excerpt(&String::from_utf8_lossy(&line))))
+            }),
+            Ok(Event::Partial(line)) => Err(self.crashed(&format!(
+                "stdout ended inside a line: {}",
+                excerpt(&String::from_utf8_lossy(&line))
+            ))),
+            Ok(Event::TooLong) => Err(Fault::LineTooLong(self.limits.max_line)),
+            Ok(Event::Failed(e)) => Err(self.crashed(&format!("reading stdout failed ({e})"))),
+            Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
+                Err(self.crashed("stdout closed"))
+            }
+            Err(RecvTimeoutError::Timeout) => Err(Fault::Hung(self.limits.timeout)),
+        }
+    }
+
+    fn crashed(&mut self, what: &str) -> Fault {
+        let status = wait_briefly(&mut self.child);
+        let tail = self
+            .stderr
+            .lock()
+            .map(|t| String::from_utf8_lossy(&Vec::from(t.clone())).into_owned());
+        let tail = tail.unwrap_or_default();
+        let tail = tail.trim().lines().last().unwrap_or_default();
+        let mut text = what.to_owned();
+        if let Some(status) = status {
+            text.push_str(&format!("; it exited with {status}"));
+        }
+        if !tail.is_empty() {
+            text.push_str(&format!("; its stderr ends: {}", excerpt(tail)));
+        }
+        Fault::Crashed(text)
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        self.stdin = None;
+        if wait_briefly(&mut self.child).is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Waits up to half a second for the child to exit.
+fn wait_briefly(child: &mut Child) -> Option<ExitStatus> {
+    for _ in 0..50 {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Some(status);
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+    None
+}
+
+/// Reads a pipe to its end, keeping only its last [`STDERR_TAIL`] bytes.
+fn drain(mut pipe: impl Read, tail: &Mutex<VecDeque<u8>>) {
+    let mut buf = [0u8; 8192];
+    while let Ok(n @ 1..) = pipe.read(&mut buf) {
+        if let Ok(mut tail) = tail.lock() {
+            tail.extend(&buf[..n]);
+            let excess = tail.len().saturating_sub(STDERR_TAIL);
+            tail.drain(..excess);
+        }
+    }
+}
+
+/// The start of a long text, on one line.
+pub fn excerpt(text: &str) -> String {
+    let one_line: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    match one_line.char_indices().nth(200) {
+        Some((at, _)) => format!("{}…", &one_line[..at]),
+        None => one_line,
+    }
+}

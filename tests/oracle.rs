@@ -1,0 +1,216 @@
+//! The oracle end to end: `diff` against `serve`, conforming and with every
+//! seeded fault, each caught and attributed to its clause; process faults
+//! end with exit 2, one line naming the case, within the timeout.
+
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_rt-tool-3");
+
+/// Runs `diff` against `serve` with `serve_args`, from a fresh directory.
+fn diff(
+    name: &str,
+    diff_args: &[&str],
+    serve_args: &[&str],
+) -> (Output, Duration, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("rt-tool-3-oracle-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let started = Instant::now();
+    let out = Command::new(BIN)
+        .current_dir(&dir)
+        .arg("diff")
+        .args(diff_args)
+        .arg("--")
+        .arg(BIN)
+        .arg("serve")
+        .args(serve_args)
+        .output()
+        .expect("diff runs");
+    (out, started.elapsed(), dir)
+}
+
+#[test]
+fn conforming_server_passes() {
+    let (out, _, dir) = diff(
+        "conform",
+        &["--cases", "300", "--seed", "11", "--json"],
+        &[],
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert_eq!(report["cases"], 300);
+    assert_eq!(report["requests"], 900, "three requests per case");
+    assert_eq!(report["divergences"], Value::Array(vec![]));
+    assert!(
+        !dir.join("rt-tool-3-divergences.json").exists(),
+        "nothing saved on a pass"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn every_clause_fault_is_caught_and_attributed() {
+    let faults = [
+        ("spoof-id", "RT-TOOL-3.1"),
+        ("extra-keys", "RT-TOOL-3.1"),
+        ("drop-last", "RT-TOOL-3.1"),
+        ("first-call", "RT-TOOL-3.1"),
+        ("exposed-by-default", "RT-TOOL-3.2"),
+        ("leak-payload", "RT-TOOL-3.3"),
+        ("decoy-prose", "RT-TOOL-3.3"),
+        ("count-in-prose", "RT-TOOL-3.3"),
+        ("hidden-drops", "RT-TOOL-3.4"),
+        ("strip-hidden", "RT-TOOL-3.4"),
+        ("keep-malformed", "RT-TOOL-2"),
+        ("keep-failed", "RT-TOOL-2"),
+    ];
+    for (fault, clause) in faults {
+        let (out, _, dir) = diff(
+            fault,
+            &["--cases", "300", "--seed", "5", "--json"],
+            &["--fault", fault],
+        );
+        let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+        assert_eq!(out.status.code(), Some(1), "{fault}: {report}");
+        let divergences = report["divergences"].as_array().expect("divergences");
+        assert_eq!(
+            divergences.len(),
+            1,
+            "{fault}: one bug, one divergence: {report:#}"
+        );
+        assert_eq!(
+            divergences[0]["signature"],
+            serde_json::json!([clause]),
+            "{fault}"
+        );
+        // The minimal vectors name the clause, and replay through `check`.
+        let saved: Value = serde_json::from_slice(
+            &std::fs::read(dir.join("rt-tool-3-divergences.json")).expect("saved vectors"),
+        )
+        .expect("saved JSON");
+        assert_eq!(
+            saved[0]["signature"], divergences[0]["signature"],
+            "{fault}"
+        );
+        for vector in divergences[0]["minimal"].as_array().expect("minimal") {
+            assert!(
+                vector["clauses"]
+                    .as_array()
+                    .is_some_and(|c| c.contains(&Value::from(clause))),
+                "{fault}: {vector}"
+            );
+        }
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+#[test]
+fn process_faults_exit_2_naming_the_case() {
+    let faults = [
+        ("crash", "crashed"),
+        ("hang", "hung: no reply within 2s"),
+        ("garbage", "replied with garbage"),
+        ("wrong-seq", "answered request seq 1 with seq 2"),
+        (
+            "no-start",
+            "did not answer start with ready: the implementation hung",
+        ),
+        ("partial-line", "stdout ended inside a line"),
+        ("huge-line", "a line longer than 16777216 bytes"),
+        (
+            "extra-lines",
+            "answered request seq 1 with a line without seq: {\"ready\":true",
+        ),
+    ];
+    for (fault, says) in faults {
+        let (out, took, dir) = diff(
+            fault,
+            &["--cases", "50", "--seed", "5", "--timeout", "2"],
+            &["--fault", fault],
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{fault}: {err}");
+        assert_eq!(err.lines().count(), 1, "{fault}: one line: {err}");
+        assert!(err.contains(says), "{fault}: {err:?} does not say {says:?}");
+        if fault != "no-start" {
+            assert!(
+                err.contains("; the case: {\"exposed\""),
+                "{fault}: names no case: {err}"
+            );
+        }
+        assert!(took < Duration::from_secs(60), "{fault} took {took:?}");
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+#[test]
+fn a_flood_on_stderr_is_drained_not_a_fault() {
+    let (out, _, dir) = diff(
+        "flood",
+        &["--cases", "20", "--seed", "5"],
+        &["--fault", "stderr-flood"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_missing_command_is_a_clear_error() {
+    let out = Command::new(BIN)
+        .args(["diff", "--cases", "1", "--", "/nonexistent/adapter"])
+        .output()
+        .expect("diff runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("could not be started: /nonexistent/adapter"),
+        "{err}"
+    );
+}
+
+/// The cross-language proof: a Python adapter written from the README alone
+/// passes `diff`, with the reference prose rendering demanded too.
+#[test]
+fn python_adapter_from_the_readme_passes() {
+    let adapter = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/adapter/reference_adapter.py"
+    );
+    let out = Command::new(BIN)
+        .current_dir(std::env::temp_dir())
+        .args([
+            "diff",
+            "--cases",
+            "300",
+            "--seed",
+            "17",
+            "--prose",
+            "exact",
+            "--save",
+            "/dev/null",
+            "--",
+            "python3",
+            adapter,
+        ])
+        .output()
+        .expect("diff runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("reference_adapter.py (python): 300 cases, 900 requests")
+            && text.contains("no divergence"),
+        "{text}"
+    );
+}

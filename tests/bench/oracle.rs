@@ -1,0 +1,311 @@
+//! `cargo bench`: the oracle's speed and memory, each figure a ratio to a
+//! baseline measured in the same run on the same machine.
+//!
+//! - model on a large case: `verdict` bytes in to bytes out, against a bare
+//!   serde_json parse and print of the same bytes (the floor; target ≤ 1.5×),
+//!   and the `verdict` command against CPython's `json.load` + `json.dump`;
+//! - model on small generated cases: cases per second, against a serde_json
+//!   round trip of the same cases;
+//! - harness overhead: `diff` against `serve` and against the Python adapter,
+//!   against the same requests piped to the implementation alone (target
+//!   ≤ 1.3× for an implementation as slow as CPython), and requests per case;
+//! - peak memory of `verdict` on the large case, against the input's size
+//!   (target ≤ 4×).
+//!
+//! Ratios, not absolute times, are the result: they hold across machines.
+//! Medians of several runs; nothing here asserts on time.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rt_tool_3::{gen, model, wire::Case};
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_rt-tool-3");
+
+fn median(mut f: impl FnMut() -> Duration, runs: usize) -> Duration {
+    let mut times: Vec<Duration> = (0..runs).map(|_| f()).collect();
+    times.sort();
+    times[runs / 2]
+}
+
+fn timed(f: impl FnOnce()) -> Duration {
+    let t = Instant::now();
+    f();
+    t.elapsed()
+}
+
+/// About 30 MB: 40 calls, 50 artifacts with large payloads, large data.
+fn large_case() -> Vec<u8> {
+    let blob = |seed: usize, n: usize| -> Value {
+        let items: Vec<Value> = (0..n)
+            .map(|i| json!({"id": i, "name": format!("item-{seed}-{i} ünïcode ✓"), "score": (i as f64) * 1.25,
+                "tags": ["a", "b", format!("t{}", i % 7)], "nested": {"tool_call_id": "c0", "ok": i % 2 == 0}}))
+            .collect();
+        json!({"items": items, "url": format!("https://example.com/{seed}")})
+    };
+    let calls: Vec<Value> = (0..40)
+        .map(|c| {
+            let artifacts: Vec<Value> = (0..if c < 10 { 5 } else { 0 })
+                .map(|a| json!({"type": "record", "payload": blob(c * 10 + a, 4_000), "tool_call_id": "spoof"}))
+                .collect();
+            json!({"tool_call_id": format!("call_{c}"), "result": {"success": true, "data": blob(c, 1_000), "artifacts": artifacts}})
+        })
+        .collect();
+    serde_json::to_vec(&json!({"exposed": null, "calls": calls})).expect("encodes")
+}
+
+fn ratio(label: &str, ours: Duration, base: Duration, target: Option<f64>) {
+    let r = ours.as_secs_f64() / base.as_secs_f64();
+    let verdict = match target {
+        Some(t) if r <= t => format!("(target ≤ {t}×: met)"),
+        Some(t) => format!("(target ≤ {t}×: NOT MET)"),
+        None => String::new(),
+    };
+    println!(
+        "{label}: {:.1} ms vs {:.1} ms = {r:.2}× {verdict}",
+        ours.as_secs_f64() * 1e3,
+        base.as_secs_f64() * 1e3
+    );
+}
+
+fn main() {
+    let dir = std::env::temp_dir().join(format!("rt-tool-3-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    large(&dir);
+    small();
+    harness(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn large(dir: &Path) {
+    let bytes = large_case();
+    let file = dir.join("large.json");
+    std::fs::write(&file, &bytes).expect("write");
+    println!("large case: {:.1} MB", bytes.len() as f64 / 1e6);
+    let floor = median(
+        || {
+            timed(|| {
+                let v: Value = serde_json::from_slice(&bytes).expect("parses");
+                let out = serde_json::to_vec(&v).expect("prints");
+                assert!(!out.is_empty());
+            })
+        },
+        7,
+    );
+    let ours = median(
+        || {
+            timed(|| {
+                let case = Case::from_json(&bytes).expect("valid");
+                let out = serde_json::to_vec(&model::outcome(&case)).expect("prints");
+                assert!(!out.is_empty());
+            })
+        },
+        7,
+    );
+    ratio(
+        "model, bytes in to bytes out, vs serde_json parse+print",
+        ours,
+        floor,
+        Some(1.5),
+    );
+
+    let run = |program: &str, args: &[&str]| {
+        timed(|| {
+            let status = Command::new(program)
+                .args(args)
+                .stdout(Stdio::null())
+                .status()
+                .expect("runs");
+            assert!(status.success());
+        })
+    };
+    let f = file.to_str().expect("utf-8 path");
+    let cmd = median(|| run(BIN, &["verdict", f]), 5);
+    let py = median(
+        || {
+            run(
+                "python3",
+                &[
+                    "-c",
+                    "import json,sys; json.dump(json.load(open(sys.argv[1])), sys.stdout)",
+                    f,
+                ],
+            )
+        },
+        5,
+    );
+    ratio(
+        "`verdict` command vs CPython json.load+json.dump",
+        cmd,
+        py,
+        Some(1.0),
+    );
+
+    let peak = peak_rss_kb(BIN, &["verdict", f]);
+    let r = peak as f64 * 1024.0 / bytes.len() as f64;
+    println!(
+        "peak memory of `verdict`: {:.1} MB for {:.1} MB in = {r:.2}× (target ≤ 4×: {})",
+        peak as f64 / 1024.0,
+        bytes.len() as f64 / 1e6,
+        if r <= 4.0 { "met" } else { "NOT MET" }
+    );
+}
+
+/// The peak resident set of a child process, in KiB, as GNU time reports it.
+fn peak_rss_kb(program: &str, args: &[&str]) -> u64 {
+    let out = Command::new("/usr/bin/time")
+        .args(["-f", "%M"])
+        .arg(program)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("/usr/bin/time runs");
+    String::from_utf8_lossy(&out.stderr)
+        .trim()
+        .lines()
+        .last()
+        .and_then(|l| l.parse().ok())
+        .unwrap_or(0)
+}
+
+fn small() {
+    let cases: Vec<Case> = gen::cases(7).take(5_000).collect();
+    let texts: Vec<Vec<u8>> = cases
+        .iter()
+        .map(|c| serde_json::to_vec(c).expect("encodes"))
+        .collect();
+    let base = median(
+        || {
+            timed(|| {
+                for t in &texts {
+                    let v: Value = serde_json::from_slice(t).expect("parses");
+                    assert!(!serde_json::to_vec(&v).expect("prints").is_empty());
+                }
+            })
+        },
+        5,
+    );
+    let ours = median(
+        || {
+            timed(|| {
+                for t in &texts {
+                    let case = Case::from_json(t).expect("valid");
+                    let _ = model::zone(&case);
+                    assert!(!serde_json::to_vec(&model::outcome(&case))
+                        .expect("prints")
+                        .is_empty());
+                }
+            })
+        },
+        5,
+    );
+    println!(
+        "small cases: {:.0} cases/s through parse+zone+model+print ({} generated cases)",
+        texts.len() as f64 / ours.as_secs_f64(),
+        texts.len()
+    );
+    ratio("small cases vs serde_json round trip", ours, base, None);
+}
+
+fn harness(dir: &Path) {
+    let adapter: PathBuf = [
+        env!("CARGO_MANIFEST_DIR"),
+        "tests",
+        "adapter",
+        "reference_adapter.py",
+    ]
+    .iter()
+    .collect();
+    let cases = 300u32;
+    for (label, command) in [
+        ("serve", vec![BIN.to_owned(), "serve".to_owned()]),
+        (
+            "python adapter",
+            vec!["python3".to_owned(), adapter.display().to_string()],
+        ),
+    ] {
+        // The implementation alone: the same requests, piped in at once.
+        let requests = dir.join(format!("requests-{}.jsonl", label.replace(' ', "-")));
+        let mut file = std::fs::File::create(&requests).expect("requests file");
+        writeln!(file, "{}", json!({"cmd": "start", "version": 1})).expect("write");
+        let mut seq = 0;
+        for case in gen::cases(3).take(cases as usize) {
+            for variant in [
+                case.clone(),
+                Case {
+                    exposed: Some(case.exposed != Some(true)),
+                    ..case.clone()
+                },
+                rt_tool_3::diff::canary_sibling(&case).0,
+            ] {
+                seq += 1;
+                writeln!(
+                    file,
+                    "{}",
+                    json!({"cmd": "run", "seq": seq, "case": variant})
+                )
+                .expect("write");
+            }
+        }
+        writeln!(file, "{}", json!({"cmd": "stop"})).expect("write");
+        drop(file);
+        let alone = median(
+            || {
+                timed(|| {
+                    let input = std::fs::File::open(&requests).expect("open");
+                    let status = Command::new(&command[0])
+                        .args(&command[1..])
+                        .stdin(input)
+                        .stdout(Stdio::null())
+                        .status()
+                        .expect("runs");
+                    assert!(status.success());
+                })
+            },
+            3,
+        );
+        let mut report = Value::Null;
+        let with_diff = median(
+            || {
+                timed(|| {
+                    let out = Command::new(BIN)
+                        .current_dir(dir)
+                        .args([
+                            "diff",
+                            "--cases",
+                            &cases.to_string(),
+                            "--seed",
+                            "3",
+                            "--json",
+                            "--",
+                        ])
+                        .args(&command)
+                        .output()
+                        .expect("diff runs");
+                    assert_eq!(
+                        out.status.code(),
+                        Some(0),
+                        "{}",
+                        String::from_utf8_lossy(&out.stderr)
+                    );
+                    report = serde_json::from_slice(&out.stdout).expect("report");
+                })
+            },
+            3,
+        );
+        let per_case =
+            report["requests"].as_f64().unwrap_or(0.0) / report["cases"].as_f64().unwrap_or(1.0);
+        println!("diff against {label}: {per_case:.1} requests per generated case");
+        let target = (label != "serve").then_some(1.3);
+        ratio(
+            &format!("diff against {label} vs the same requests piped to it alone"),
+            with_diff,
+            alone,
+            target,
+        );
+    }
+}

@@ -494,7 +494,13 @@ pub fn canary_sibling(case: &Case) -> (Case, Vec<String>) {
 
 /// Writes `bytes` to `path` atomically: a temporary file beside it, then a
 /// rename, so a kill leaves either the old file or the new one.
+///
+/// A path that exists and is not a regular file (`/dev/null`, a FIFO) is
+/// written in place: renaming over it would replace it.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return std::fs::write(path, bytes);
+    }
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

@@ -214,3 +214,43 @@ fn python_adapter_from_the_readme_passes() {
         "{text}"
     );
 }
+
+/// `--save` onto something that is not a regular file (here a null device
+/// of our own) writes into it; renaming over it would replace the device.
+#[test]
+fn saving_onto_a_device_keeps_the_device() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = std::env::temp_dir().join(format!("rt-tool-3-device-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let null = dir.join("null");
+    let made = Command::new("mknod")
+        .args(["-m", "666"])
+        .arg(&null)
+        .args(["c", "1", "3"])
+        .status();
+    let device = if made.is_ok_and(|s| s.success()) {
+        null
+    } else {
+        std::path::PathBuf::from("/dev/null")
+    };
+    let out = Command::new(BIN)
+        .current_dir(&dir)
+        .args(["diff", "--cases", "20", "--seed", "5", "--save"])
+        .arg(&device)
+        .args(["--", BIN, "serve", "--fault", "spoof-id"])
+        .output()
+        .expect("diff runs");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let kind = std::fs::metadata(&device).expect("still there").file_type();
+    assert!(
+        kind.is_char_device(),
+        "{} was replaced by a {kind:?}",
+        device.display()
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

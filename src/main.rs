@@ -103,6 +103,9 @@ enum Command {
         /// Seed one known violation or process fault.
         #[arg(long, value_enum)]
         fault: Option<serve::Fault>,
+        /// Wait this many milliseconds before each reply (a slow implementation).
+        #[arg(long, default_value_t = 0)]
+        delay_ms: u64,
     },
 }
 
@@ -171,9 +174,13 @@ fn main() -> ExitCode {
         }
         Command::Vectors { schema } => vectors(schema),
         Command::Cases { count, seed } => cases(count, seed),
-        Command::Serve { fault } => {
+        Command::Serve { fault, delay_ms } => {
             let out = io::BufWriter::new(io::stdout().lock());
-            serve::serve(io::stdin().lock(), out, fault)
+            let settings = serve::Settings {
+                fault,
+                delay: std::time::Duration::from_millis(delay_ms),
+            };
+            serve::serve(io::stdin().lock(), out, settings)
                 .map(|()| ExitCode::SUCCESS)
                 .map_err(|e| Fail(format!("serve: {e}")))
         }

@@ -80,8 +80,18 @@ impl Fault {
 /// After how many requests a process fault strikes.
 const STRIKE: u64 = 4;
 
+/// How a server behaves.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Settings {
+    /// The seeded fault, if any.
+    pub fault: Option<Fault>,
+    /// A pause before each reply, to stand in for a slow implementation.
+    pub delay: std::time::Duration,
+}
+
 /// Serves the protocol on `input` and `output` until `stop` or end of input.
-pub fn serve(input: impl BufRead, mut output: impl Write, fault: Option<Fault>) -> io::Result<()> {
+pub fn serve(input: impl BufRead, mut output: impl Write, settings: Settings) -> io::Result<()> {
+    let fault = settings.fault;
     let mut runs = 0u64;
     for line in input.lines() {
         let line = line?;
@@ -108,6 +118,7 @@ pub fn serve(input: impl BufRead, mut output: impl Write, fault: Option<Fault>) 
             Some("stop") => return Ok(()),
             Some("run") => {
                 runs += 1;
+                std::thread::sleep(settings.delay);
                 let seq = request.get("seq").cloned().unwrap_or(Value::Null);
                 if let Some(done) = process_fault(fault, runs, &seq, &mut output)? {
                     return done;

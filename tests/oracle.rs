@@ -254,3 +254,65 @@ fn saving_onto_a_device_keeps_the_device() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Killed while shrinking, `diff` has already saved the failing case it
+/// found, whole (the file is replaced atomically), and `check` replays it.
+#[test]
+fn a_kill_during_shrinking_loses_nothing() {
+    let dir = std::env::temp_dir().join(format!("rt-tool-3-kill-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let save = dir.join("found.json");
+    let mut child = Command::new(BIN)
+        .current_dir(&dir)
+        .args(["diff", "--cases", "300", "--seed", "5", "--save"])
+        .arg(&save)
+        .args([
+            "--",
+            BIN,
+            "serve",
+            "--fault",
+            "drop-last",
+            "--delay-ms",
+            "20",
+        ])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("diff starts");
+    let started = Instant::now();
+    while !save.exists() && started.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().expect("killed");
+    let status = child.wait().expect("reaped");
+    assert!(
+        !status.success(),
+        "diff ended before it was killed: it never shrank"
+    );
+    let saved: Value =
+        serde_json::from_slice(&std::fs::read(&save).expect("saved before shrinking"))
+            .expect("whole JSON");
+    let found = &saved[0]["found"][0];
+    assert_eq!(saved[0]["signature"], serde_json::json!(["RT-TOOL-3.1"]));
+    assert_eq!(
+        saved[0]["minimal"],
+        serde_json::json!([]),
+        "killed before shrinking ended"
+    );
+    let case = dir.join("case.json");
+    let observed = dir.join("observed.json");
+    std::fs::write(&case, found["case"].to_string()).expect("write");
+    std::fs::write(&observed, found["observed"].to_string()).expect("write");
+    let replay = Command::new(BIN)
+        .arg("check")
+        .args([&case, &observed])
+        .output()
+        .expect("check runs");
+    assert_eq!(
+        replay.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&replay.stdout)
+    );
+    assert!(String::from_utf8_lossy(&replay.stdout).contains("RT-TOOL-3.1"));
+    let _ = std::fs::remove_dir_all(dir);
+}

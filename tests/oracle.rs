@@ -66,44 +66,52 @@ fn every_clause_fault_is_caught_and_attributed() {
         ("keep-malformed", "RT-TOOL-2"),
         ("keep-failed", "RT-TOOL-2"),
     ];
-    for (fault, clause) in faults {
-        let (out, _, dir) = diff(
-            fault,
-            &["--cases", "300", "--seed", "5", "--json"],
-            &["--fault", fault],
-        );
-        let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
-        assert_eq!(out.status.code(), Some(1), "{fault}: {report}");
-        let divergences = report["divergences"].as_array().expect("divergences");
-        assert_eq!(
-            divergences.len(),
-            1,
-            "{fault}: one bug, one divergence: {report:#}"
-        );
-        assert_eq!(
-            divergences[0]["signature"],
-            serde_json::json!([clause]),
-            "{fault}"
-        );
-        // The minimal vectors name the clause, and replay through `check`.
-        let saved: Value = serde_json::from_slice(
-            &std::fs::read(dir.join("rt-tool-3-divergences.json")).expect("saved vectors"),
-        )
-        .expect("saved JSON");
-        assert_eq!(
-            saved[0]["signature"], divergences[0]["signature"],
-            "{fault}"
-        );
-        for vector in divergences[0]["minimal"].as_array().expect("minimal") {
-            assert!(
-                vector["clauses"]
-                    .as_array()
-                    .is_some_and(|c| c.contains(&Value::from(clause))),
-                "{fault}: {vector}"
-            );
+    // The faults run side by side: each is one process pair, mostly waiting.
+    std::thread::scope(|scope| {
+        for (fault, clause) in faults {
+            scope.spawn(move || caught(fault, clause));
         }
-        let _ = std::fs::remove_dir_all(dir);
+    });
+}
+
+/// `diff` against `serve --fault FAULT` finds one bug, attributed to `clause`
+/// alone, saved to disk, and its minimal vectors name the clause.
+fn caught(fault: &str, clause: &str) {
+    let (out, _, dir) = diff(
+        fault,
+        &["--cases", "200", "--seed", "5", "--json"],
+        &["--fault", fault],
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    assert_eq!(out.status.code(), Some(1), "{fault}: {report}");
+    let divergences = report["divergences"].as_array().expect("divergences");
+    assert_eq!(
+        divergences.len(),
+        1,
+        "{fault}: one bug, one divergence: {report:#}"
+    );
+    assert_eq!(
+        divergences[0]["signature"],
+        serde_json::json!([clause]),
+        "{fault}"
+    );
+    let saved: Value = serde_json::from_slice(
+        &std::fs::read(dir.join("rt-tool-3-divergences.json")).expect("saved vectors"),
+    )
+    .expect("saved JSON");
+    assert_eq!(
+        saved[0]["signature"], divergences[0]["signature"],
+        "{fault}"
+    );
+    for vector in divergences[0]["minimal"].as_array().expect("minimal") {
+        assert!(
+            vector["clauses"]
+                .as_array()
+                .is_some_and(|c| c.contains(&Value::from(clause))),
+            "{fault}: {vector}"
+        );
     }
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]

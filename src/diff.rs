@@ -279,8 +279,9 @@ pub fn examine(process: &mut Process, case: &Case, options: Options) -> Result<E
     };
     let (canary_case, canaries) = canary_sibling(case);
     let mut runs = Vec::with_capacity(3);
-    for c in [case, &flipped, &canary_case] {
-        match process.run(c)? {
+    let all = [case, &flipped, &canary_case];
+    for (c, reply) in all.into_iter().zip(process.run_all(&all)?) {
+        match reply {
             Reply::Outcome(o) => runs.push(o),
             Reply::Skipped(_) => {
                 return Ok(Examined {
@@ -367,7 +368,6 @@ pub fn examine(process: &mut Process, case: &Case, options: Options) -> Result<E
         });
     }
     per_run[2] = prose_siblings(case, &runs[0], &canary_case, &runs[2], &canaries);
-    let all = [case, &flipped, &canary_case];
     let vectors = per_run
         .into_iter()
         .enumerate()

@@ -222,11 +222,42 @@ impl Process {
 
     /// Sends one case and reads its reply.
     pub fn run(&mut self, case: &Case) -> Result<Reply, Fault> {
-        self.seq += 1;
-        self.requests += 1;
-        let seq = self.seq;
-        self.send(&json!({"cmd": "run", "seq": seq, "case": case}))?;
-        let reply = self.receive()?;
+        let mut replies = self.run_all(&[case])?;
+        replies
+            .pop()
+            .ok_or_else(|| Fault::Garbage("no reply".into()))
+    }
+
+    /// Sends several cases at once, with one flush, then reads their
+    /// replies in order: one round trip instead of one per case.
+    pub fn run_all(&mut self, cases: &[&Case]) -> Result<Vec<Reply>, Fault> {
+        #[derive(serde::Serialize)]
+        struct Run<'a> {
+            cmd: &'static str,
+            seq: u64,
+            case: &'a Case,
+        }
+        let first = self.seq + 1;
+        for case in cases {
+            self.seq += 1;
+            self.requests += 1;
+            self.write(&Run {
+                cmd: "run",
+                seq: self.seq,
+                case,
+            })?;
+        }
+        self.flush()?;
+        (first..=self.seq).map(|seq| self.reply(seq)).collect()
+    }
+
+    /// Reads the reply to request `seq`.
+    fn reply(&mut self, seq: u64) -> Result<Reply, Fault> {
+        let Value::Object(mut reply) = self.receive()? else {
+            return Err(Fault::Garbage(format!(
+                "the reply to request seq {seq} is not an object"
+            )));
+        };
         match reply.get("seq") {
             Some(Value::Number(n)) if n.as_u64() == Some(seq) => {}
             Some(other) => {
@@ -234,27 +265,30 @@ impl Process {
                 return Err(Fault::WrongSeq { sent: seq, got });
             }
             None => {
-                let got = format!("a line without seq: {}", excerpt(&reply.to_string()));
+                let got = format!(
+                    "a line without seq: {}",
+                    excerpt(&Value::Object(reply).to_string())
+                );
                 return Err(Fault::WrongSeq { sent: seq, got });
             }
         }
-        let message = || {
+        let message = |reply: &serde_json::Map<String, Value>| {
             reply
                 .get("message")
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_owned()
         };
-        if let Some(outcome) = reply.get("outcome") {
-            Ok(Reply::Outcome(outcome.clone()))
+        if let Some(outcome) = reply.remove("outcome") {
+            Ok(Reply::Outcome(outcome))
         } else if reply.get("errored") == Some(&Value::Bool(true)) {
-            Ok(Reply::Errored(message()))
+            Ok(Reply::Errored(message(&reply)))
         } else if reply.get("skipped") == Some(&Value::Bool(true)) {
-            Ok(Reply::Skipped(message()))
+            Ok(Reply::Skipped(message(&reply)))
         } else {
             Err(Fault::Garbage(format!(
                 "reply {} has no outcome, errored or skipped",
-                excerpt(&reply.to_string())
+                excerpt(&Value::Object(reply).to_string())
             )))
         }
     }
@@ -273,15 +307,28 @@ impl Process {
     }
 
     fn send(&mut self, request: &Value) -> Result<(), Fault> {
+        self.write(request)?;
+        self.flush()
+    }
+
+    /// Writes one request line into the buffer; [`Process::flush`] sends it.
+    fn write(&mut self, request: &impl serde::Serialize) -> Result<(), Fault> {
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(Fault::Crashed("its stdin is closed".into()));
         };
-        let mut line = serde_json::to_vec(request).map_err(|e| Fault::Garbage(e.to_string()))?;
-        line.push(b'\n');
-        if let Err(e) = stdin.write_all(&line).and_then(|()| stdin.flush()) {
-            return Err(self.crashed(&format!("writing a request failed ({e})")));
-        }
-        Ok(())
+        let written = serde_json::to_writer(&mut *stdin, request)
+            .map_err(std::io::Error::from)
+            .and_then(|()| stdin.write_all(b"\n"));
+        written.map_err(|e| self.crashed(&format!("writing a request failed ({e})")))
+    }
+
+    fn flush(&mut self) -> Result<(), Fault> {
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err(Fault::Crashed("its stdin is closed".into()));
+        };
+        stdin
+            .flush()
+            .map_err(|e| self.crashed(&format!("writing a request failed ({e})")))
     }
 
     fn receive(&mut self) -> Result<Value, Fault> {

@@ -199,9 +199,13 @@ fn verdict(file: Option<PathBuf>) -> Result<ExitCode, Fail> {
     let case = Case::from_json(&bytes).map_err(|e| Fail(format!("invalid case in {name}: {e}")))?;
     drop(bytes);
     if let Zone::Lenient(reasons) = model::zone(&case) {
+        let more = match reasons.len() {
+            0..=3 => String::new(),
+            n => format!("; and {} more", n - 3),
+        };
         eprintln!(
-            "rt-tool-3: note: lenient zone, only the safety half is normative: {}",
-            reasons.join("; ")
+            "rt-tool-3: note: lenient zone, only the safety half is normative: {}{more}",
+            reasons[..reasons.len().min(3)].join("; ")
         );
     }
     let outcome = model::outcome(&case);

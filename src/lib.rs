@@ -64,6 +64,84 @@ pub mod serve;
 pub mod vectors;
 pub mod wire;
 
+/// Why `verdict` produced no outcome.
+#[derive(Debug)]
+pub enum VerdictError {
+    /// The case is invalid (or past the oracle's own limits).
+    Invalid(wire::Refusal),
+    /// Writing the outcome failed.
+    Write(std::io::Error),
+}
+
+/// The `verdict` command: a case's JSON bytes in, the reference outcome's
+/// JSON out, as one line, with the case's zone.
+///
+/// The outcome is [`model::outcome`]'s, but a large case never becomes a
+/// large tree: artifact payloads and composite `data` stay the raw text they
+/// came in ([`wire::RawCase`]), and each becomes a tree only while its
+/// prose is rendered or it is written out, so memory stays near the input's
+/// size. The bytes are exactly serde_json's of [`model::outcome`]. Nothing is
+/// written unless the case is valid.
+pub fn verdict(bytes: &[u8], mut out: impl std::io::Write) -> Result<model::Zone, VerdictError> {
+    use serde_json::{json, Value};
+    let raw = wire::RawCase::from_json(bytes).map_err(VerdictError::Invalid)?;
+    let tree = |placeholder: &Value| {
+        raw.raw(placeholder)
+            .and_then(|text| wire::parse::<Value>(text.get().as_bytes()).ok())
+    };
+    let mut outcome = model::outcome(&raw.case);
+    // Clause 3 again for a call whose `data` was left raw, one tree at a time.
+    for (message, call) in outcome.messages.iter_mut().zip(&raw.case.calls) {
+        if let Some(data) = call.result.get("data").and_then(tree) {
+            let call = wire::Call {
+                tool_call_id: call.tool_call_id.clone(),
+                result: json!({ "data": data }),
+            };
+            *message = model::clause_3_prose(&call);
+        }
+    }
+    // Each raw payload becomes a tree only while it is written and measured.
+    let mut sizes = std::collections::HashMap::new();
+    let mut write = |out: &mut dyn std::io::Write| -> std::io::Result<()> {
+        out.write_all(br#"{"messages":"#)?;
+        serde_json::to_writer(&mut *out, &outcome.messages)?;
+        out.write_all(br#","tool_artifacts":["#)?;
+        for (i, a) in outcome.tool_artifacts.iter().enumerate() {
+            out.write_all(if i == 0 {
+                br#"{"type":"#
+            } else {
+                br#",{"type":"#
+            })?;
+            serde_json::to_writer(&mut *out, &a.kind)?;
+            out.write_all(br#","payload":"#)?;
+            match tree(&a.payload) {
+                Some(payload) => {
+                    sizes.insert(
+                        a.payload[wire::PLACEHOLDER].as_u64(),
+                        model::encoded_len(&payload),
+                    );
+                    serde_json::to_writer(&mut *out, &payload)?;
+                }
+                None => serde_json::to_writer(&mut *out, &a.payload)?,
+            }
+            out.write_all(br#","tool_call_id":"#)?;
+            serde_json::to_writer(&mut *out, &a.tool_call_id)?;
+            out.write_all(b"}")?;
+        }
+        write!(out, r#"],"exposed":{}}}"#, outcome.exposed)?;
+        out.write_all(b"\n")?;
+        out.flush()
+    };
+    write(&mut out).map_err(VerdictError::Write)?;
+    let size = |payload: &Value| match sizes
+        .get(&payload.get(wire::PLACEHOLDER).and_then(Value::as_u64))
+    {
+        Some(&bytes) if raw.raw(payload).is_some() => bytes,
+        _ => model::encoded_len(payload),
+    };
+    Ok(model::zone_sized(&raw.case, &size))
+}
+
 /// The rule this crate models.
 pub const RULE: &str = "RT-TOOL-3";
 

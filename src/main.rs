@@ -11,7 +11,7 @@ use clap::{Parser, Subcommand};
 use rt_tool_3::diff::{self, Divergence};
 use rt_tool_3::harness::{Limits, Process};
 use rt_tool_3::judge::{self, Options, ProseMode};
-use rt_tool_3::model::{self, Zone};
+use rt_tool_3::model::Zone;
 use rt_tool_3::serve;
 use rt_tool_3::wire::Case;
 
@@ -196,21 +196,26 @@ fn main() -> ExitCode {
 
 fn verdict(file: Option<PathBuf>) -> Result<ExitCode, Fail> {
     let (name, bytes) = read_input(file)?;
-    let case = Case::from_json(&bytes).map_err(|e| Fail(format!("invalid case in {name}: {e}")))?;
-    drop(bytes);
-    if let Zone::Lenient(reasons) = model::zone(&case) {
-        let more = match reasons.len() {
-            0..=3 => String::new(),
-            n => format!("; and {} more", n - 3),
-        };
-        eprintln!(
-            "rt-tool-3: note: lenient zone, only the safety half is normative: {}{more}",
-            reasons[..reasons.len().min(3)].join("; ")
-        );
+    // The outcome is computed whole before the first byte is written.
+    let out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    match rt_tool_3::verdict(&bytes, out) {
+        Ok(Zone::Strict) => Ok(ExitCode::SUCCESS),
+        Ok(Zone::Lenient(reasons)) => {
+            let more = match reasons.len() {
+                0..=3 => String::new(),
+                n => format!("; and {} more", n - 3),
+            };
+            eprintln!(
+                "rt-tool-3: note: lenient zone, only the safety half is normative: {}{more}",
+                reasons[..reasons.len().min(3)].join("; ")
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(rt_tool_3::VerdictError::Invalid(e)) => {
+            Err(Fail(format!("invalid case in {name}: {e}")))
+        }
+        Err(rt_tool_3::VerdictError::Write(e)) => Err(Fail(format!("cannot write stdout: {e}"))),
     }
-    let outcome = model::outcome(&case);
-    write_json_line(&outcome)?;
-    Ok(ExitCode::SUCCESS)
 }
 
 fn check(case: PathBuf, outcome: PathBuf, options: Options, json: bool) -> Result<ExitCode, Fail> {

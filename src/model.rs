@@ -136,6 +136,11 @@ pub mod floors {
 
 /// Classifies a (valid) case as strict or lenient, saying why.
 pub fn zone(case: &Case) -> Zone {
+    zone_sized(case, &encoded_len)
+}
+
+/// [`zone`], with the encoded size of each payload told by `size`.
+pub fn zone_sized(case: &Case, size: &dyn Fn(&Value) -> usize) -> Zone {
     let mut reasons = Vec::new();
     for call in &case.calls {
         let id = &call.tool_call_id;
@@ -165,7 +170,7 @@ pub fn zone(case: &Case) -> Zone {
     let (mut count, mut run_bytes) = (0, 0);
     for call in &case.calls {
         for (i, (_, payload)) in rt_tool_2_kept(&call.result).enumerate() {
-            let bytes = encoded_len(payload);
+            let bytes = size(payload);
             if bytes > floors::PAYLOAD_BYTES {
                 reasons.push(format!(
                     "call {}: kept artifact {i} encodes to up to {bytes} bytes, over RT-TOOL-6's floor of {} per artifact",

@@ -16,12 +16,14 @@
 //! `result`, a duplicated key keeps its *last* value; the case's own fields
 //! (`exposed`, `calls`, `tool_call_id`, `result`) may not be duplicated.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
 
 use schemars::JsonSchema;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// One node invocation: the input of the rule.
@@ -180,13 +182,144 @@ fn check_depth(bytes: &[u8]) -> Result<(), Refusal> {
 
 impl<'de> Deserialize<'de> for Case {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Case, D::Error> {
-        d.deserialize_map(CaseVisitor)
+        d.deserialize_map(CaseVisitor { raw: None })
     }
 }
 
-struct CaseVisitor;
+/// Where artifact payloads go when they are left as raw text, if they are.
+type RawTable<'t, 'de> = Option<&'t RefCell<Vec<&'de RawValue>>>;
 
-impl<'de> Visitor<'de> for CaseVisitor {
+/// A case whose bulk (artifact payloads, and every `data` that is an array
+/// or an object) was left as the raw JSON text it came in, never parsed into
+/// one tree: the way `verdict` keeps a large case's memory near its size,
+/// and every payload byte for byte as written.
+///
+/// In `case`, each such value is replaced by the placeholder
+/// `{"\u0000": i}` (an object, as an object payload is for RT-TOOL-2),
+/// where `i` indexes `raw`.
+pub struct RawCase<'de> {
+    /// The case, with placeholders for the bulk.
+    pub case: Case,
+    /// The bulk, as written.
+    pub raw: Vec<&'de RawValue>,
+}
+
+/// The key of a payload placeholder.
+pub const PLACEHOLDER: &str = "\u{0}";
+
+impl<'de> RawCase<'de> {
+    /// Parses a case as [`Case::from_json`] does (the same refusals), but
+    /// leaves the bulk as raw text.
+    pub fn from_json(bytes: &'de [u8]) -> Result<RawCase<'de>, Refusal> {
+        check_depth(bytes)?;
+        let table = RefCell::new(Vec::new());
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        de.disable_recursion_limit();
+        let case = de
+            .deserialize_map(CaseVisitor { raw: Some(&table) })
+            .map_err(|e| Refusal(e.to_string()))?;
+        de.end().map_err(|e| Refusal(e.to_string()))?;
+        Ok(RawCase {
+            case,
+            raw: table.into_inner(),
+        })
+    }
+
+    /// The raw text a placeholder stands for.
+    pub fn raw(&self, placeholder: &Value) -> Option<&'de RawValue> {
+        let i = placeholder
+            .as_object()
+            .filter(|o| o.len() == 1)?
+            .get(PLACEHOLDER)?
+            .as_u64()?;
+        self.raw.get(usize::try_from(i).ok()?).copied()
+    }
+}
+
+/// Parses one part of an already depth-checked document.
+fn part<'de, T: Deserialize<'de>>(text: &'de str) -> serde_json::Result<T> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    let value = T::deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
+/// A result with each artifact entry's object payload, and a `data` that is
+/// an array or an object, swapped for a placeholder into `table`; everything
+/// else parsed as it is.
+fn shallow_result<'de>(
+    raw: &'de RawValue,
+    table: &RefCell<Vec<&'de RawValue>>,
+) -> serde_json::Result<Value> {
+    let placeholder = |v: &'de RawValue| {
+        let mut table = table.borrow_mut();
+        table.push(v);
+        serde_json::json!({ PLACEHOLDER: table.len() - 1 })
+    };
+    if !raw.get().starts_with('{') {
+        return part(raw.get());
+    }
+    let mut result = serde_json::Map::new();
+    for (key, field) in pairs(raw.get())? {
+        let value = if key == "artifacts" && field.get().starts_with('[') {
+            let mut entries = Vec::new();
+            for entry in part::<Vec<&'de RawValue>>(field.get())? {
+                if !entry.get().starts_with('{') {
+                    entries.push(part(entry.get())?);
+                    continue;
+                }
+                let mut fields = serde_json::Map::new();
+                for (k, v) in pairs(entry.get())? {
+                    let v = if k == "payload" && v.get().starts_with('{') {
+                        placeholder(v)
+                    } else {
+                        part(v.get())?
+                    };
+                    fields.insert(k, v);
+                }
+                entries.push(Value::Object(fields));
+            }
+            Value::Array(entries)
+        } else if key == "data" && field.get().starts_with(['{', '[']) {
+            placeholder(field)
+        } else {
+            part(field.get())?
+        };
+        result.insert(key, value);
+    }
+    Ok(Value::Object(result))
+}
+
+/// The fields of a raw object, in order; a repeated key keeps its last value.
+fn pairs(text: &str) -> serde_json::Result<Vec<(String, &RawValue)>> {
+    struct Pairs;
+    impl<'de> Visitor<'de> for Pairs {
+        type Value = Vec<(String, &'de RawValue)>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut pairs: Vec<(String, &'de RawValue)> = Vec::new();
+            while let Some((k, v)) = map.next_entry::<String, &'de RawValue>()? {
+                match pairs.iter_mut().find(|(seen, _)| *seen == k) {
+                    Some(slot) => slot.1 = v,
+                    None => pairs.push((k, v)),
+                }
+            }
+            Ok(pairs)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    de.deserialize_map(Pairs)
+}
+
+struct CaseVisitor<'t, 'de> {
+    raw: RawTable<'t, 'de>,
+}
+
+impl<'de> Visitor<'de> for CaseVisitor<'_, 'de> {
     type Value = Case;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -214,7 +347,7 @@ impl<'de> Visitor<'de> for CaseVisitor {
                         }
                     })
                 }
-                "calls" => calls = Some(map.next_value_seed(CallsSeed)?),
+                "calls" => calls = Some(map.next_value_seed(CallsSeed { raw: self.raw })?),
                 _ => {
                     return Err(de::Error::custom(format_args!(
                         "unknown top-level field `{key}` (a case has only `exposed` and `calls`)"
@@ -230,16 +363,18 @@ impl<'de> Visitor<'de> for CaseVisitor {
     }
 }
 
-struct CallsSeed;
+struct CallsSeed<'t, 'de> {
+    raw: RawTable<'t, 'de>,
+}
 
-impl<'de> DeserializeSeed<'de> for CallsSeed {
+impl<'de> DeserializeSeed<'de> for CallsSeed<'_, 'de> {
     type Value = Vec<Call>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<Call>, D::Error> {
         d.deserialize_seq(self)
     }
 }
 
-impl<'de> Visitor<'de> for CallsSeed {
+impl<'de> Visitor<'de> for CallsSeed<'_, 'de> {
     type Value = Vec<Call>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -249,7 +384,10 @@ impl<'de> Visitor<'de> for CallsSeed {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Call>, A::Error> {
         let mut calls = Vec::new();
         let mut seen: HashMap<String, usize> = HashMap::new();
-        while let Some(call) = seq.next_element_seed(CallSeed { index: calls.len() })? {
+        while let Some(call) = seq.next_element_seed(CallSeed {
+            index: calls.len(),
+            raw: self.raw,
+        })? {
             if let Some(first) = seen.insert(call.tool_call_id.clone(), calls.len()) {
                 return Err(de::Error::custom(format_args!(
                     "calls[{}] reuses tool_call_id {:?} of calls[{first}]; two calls with one id are not a case (RT-TOOL-9)",
@@ -263,18 +401,19 @@ impl<'de> Visitor<'de> for CallsSeed {
     }
 }
 
-struct CallSeed {
+struct CallSeed<'t, 'de> {
     index: usize,
+    raw: RawTable<'t, 'de>,
 }
 
-impl<'de> DeserializeSeed<'de> for CallSeed {
+impl<'de> DeserializeSeed<'de> for CallSeed<'_, 'de> {
     type Value = Call;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Call, D::Error> {
         d.deserialize_map(self)
     }
 }
 
-impl<'de> Visitor<'de> for CallSeed {
+impl<'de> Visitor<'de> for CallSeed<'_, 'de> {
     type Value = Call;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -310,7 +449,15 @@ impl<'de> Visitor<'de> for CallSeed {
                         )))
                     }
                 },
-                "result" => result = Some(map.next_value()?),
+                "result" => {
+                    result = Some(match self.raw {
+                        None => map.next_value()?,
+                        Some(table) => {
+                            let raw: &'de RawValue = map.next_value()?;
+                            shallow_result(raw, table).map_err(de::Error::custom)?
+                        }
+                    })
+                }
                 _ => return Err(de::Error::custom(format_args!(
                     "calls[{i}] has an unknown field `{key}` (a call has only `tool_call_id` and `result`)"
                 ))),

@@ -556,6 +556,23 @@ proptest! {
         check_clause_4(&case)?;
     }
 
+    /// The `verdict` command's bytes-to-bytes path, which leaves payloads and
+    /// data as raw text, prints exactly the model's outcome, as one line, and
+    /// its zone, for compact and pretty-printed cases alike.
+    #[test]
+    fn verdict_bytes_are_the_models_outcome(case in gen::case(), odd in any_json_case()) {
+        for (case, pretty) in [(&case, false), (&odd, true)] {
+            let bytes = if pretty { serde_json::to_vec_pretty(case) } else { serde_json::to_vec(case) }
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let mut out = Vec::new();
+            let zone = rt_tool_3::verdict(&bytes, &mut out).map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
+            prop_assert_eq!(zone, model::zone(case));
+            let mut reference = serde_json::to_vec(&model::outcome(case)).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            reference.push(b'\n');
+            prop_assert_eq!(String::from_utf8_lossy(&out), String::from_utf8_lossy(&reference));
+        }
+    }
+
     /// Cases and outcomes survive serialize → parse unchanged, whether
     /// generated or holding any JSON.
     #[test]

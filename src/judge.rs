@@ -305,7 +305,7 @@ impl Judge<'_> {
                     self.violation(Clause::KeyByKey, msg);
                 }
             }
-            if self.options.strict_order && order.windows(2).any(|w| w[0] > w[1]) {
+            if self.options.strict_order && !order.is_sorted() {
                 let msg = "tool_artifacts is not in the reference order (call order, then each result's order)";
                 self.violation(Clause::KeyByKey, msg.to_string());
             }
@@ -689,8 +689,9 @@ fn strings(v: &Value, f: &mut impl FnMut(&str)) {
 pub enum Eq {
     /// Equal as JSON: same structure, numbers equal by value, key order aside.
     Same,
-    /// Equal but for numbers that agree only as IEEE doubles, or a number an
-    /// IEEE double cannot hold observed as `null`.
+    /// Equal but for numbers that agree only once rounded to a finite IEEE
+    /// double, or a number too large for one observed as `null` (what
+    /// JavaScript's `JSON.stringify` prints for infinity).
     Lossy,
     /// Different.
     Different,
@@ -705,22 +706,19 @@ pub fn json_eq(expected: &Value, observed: &Value) -> Eq {
             _ => Eq::Same,
         }
     }
+    // What an IEEE double makes of a number: only a finite one survives.
+    let double =
+        |n: &serde_json::Number| n.to_string().parse::<f64>().ok().filter(|f| f.is_finite());
     match (expected, observed) {
-        (Value::Number(a), Value::Number(b)) => {
-            let (a, b) = (a.to_string(), b.to_string());
-            if decimal(&a) == decimal(&b) {
-                Eq::Same
-            } else if a.parse::<f64>().ok() == b.parse::<f64>().ok() {
-                Eq::Lossy
-            } else {
-                Eq::Different
-            }
-        }
-        (Value::Number(a), Value::Null)
-            if !a.to_string().parse::<f64>().is_ok_and(f64::is_finite) =>
+        (Value::Number(a), Value::Number(b))
+            if decimal(&a.to_string()) == decimal(&b.to_string()) =>
         {
+            Eq::Same
+        }
+        (Value::Number(a), Value::Number(b)) if double(a).is_some() && double(a) == double(b) => {
             Eq::Lossy
         }
+        (Value::Number(a), Value::Null) if double(a).is_none() => Eq::Lossy,
         (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
             .iter()
             .zip(b)
@@ -730,17 +728,10 @@ pub fn json_eq(expected: &Value, observed: &Value) -> Eq {
                 both(acc, b.get(k).map_or(Eq::Different, |y| json_eq(x, y)))
             })
         }
-        (a, b)
-            if std::mem::discriminant(a) == std::mem::discriminant(b)
-                && !a.is_array()
-                && !a.is_object() =>
-        {
-            if a == b {
-                Eq::Same
-            } else {
-                Eq::Different
-            }
-        }
+        // Scalars of one type; numbers and containers were settled above.
+        (Value::Null, Value::Null) => Eq::Same,
+        (Value::Bool(a), Value::Bool(b)) if a == b => Eq::Same,
+        (Value::String(a), Value::String(b)) if a == b => Eq::Same,
         _ => Eq::Different,
     }
 }

@@ -22,10 +22,10 @@ fn check(case: &Value, observed: Value, options: Options, expected: &[Clause], s
         "{:#?}\nfor {observed}",
         judgement.violations
     );
+    assert_eq!(judgement.conforms(), expected.is_empty());
     let text: Vec<String> = judgement
         .violations
         .iter()
-        .chain([])
         .map(ToString::to_string)
         .collect();
     for fragment in says {
@@ -515,4 +515,197 @@ fn not_an_outcome_is_refused() {
     for observed in [json!([]), json!("x"), json!(null)] {
         assert!(judge(&case, &observed, DEFAULT).is_err(), "{observed}");
     }
+}
+
+/// JSON compared as JSON, each row `(expected, observed, how they compare)`.
+#[test]
+fn json_compares_by_value() {
+    use rt_tool_3::judge::{json_eq, Eq};
+    let rows = [
+        ("1.5", "1.5", Eq::Same),
+        ("1.50", "15e-1", Eq::Same),
+        ("150E-2", "1.5", Eq::Same),
+        ("1e2", "100", Eq::Same),
+        ("1E+2", "100.0", Eq::Same),
+        ("0.0", "-0", Eq::Same),
+        ("120", "1.2e2", Eq::Same),
+        ("0.012", "1.2e-2", Eq::Same),
+        ("12", "21", Eq::Different),
+        ("1e2", "1e3", Eq::Different),
+        ("-1", "1", Eq::Different),
+        ("0.1", "0.10000000000000001", Eq::Lossy),
+        ("9007199254740993", "9007199254740992", Eq::Lossy),
+        ("1e400", "null", Eq::Lossy),
+        ("1e400", "1e401", Eq::Different),
+        ("1e400", "1.7976931348623157e308", Eq::Different),
+        ("5", "null", Eq::Different),
+        ("null", "5", Eq::Different),
+        ("null", "null", Eq::Same),
+        ("true", "true", Eq::Same),
+        ("true", "false", Eq::Different),
+        (r#""1""#, "1", Eq::Different),
+        (r#""a""#, r#""a""#, Eq::Same),
+        (r#""a""#, r#""b""#, Eq::Different),
+        ("[1, 2]", "[1, 2]", Eq::Same),
+        ("[1, 2]", "[2, 1]", Eq::Different),
+        ("[1, 2]", "[1]", Eq::Different),
+        ("[1]", "[1, 2]", Eq::Different),
+        ("[]", "{}", Eq::Different),
+        (r#"{"a": 1, "b": 2}"#, r#"{"b": 2.0, "a": 1}"#, Eq::Same),
+        (r#"{"a": 1, "b": 2}"#, r#"{"a": 1}"#, Eq::Different),
+        (r#"{"a": 1}"#, r#"{"a": 1, "b": 2}"#, Eq::Different),
+        (r#"{"a": 1}"#, r#"{"b": 1}"#, Eq::Different),
+        (
+            r#"{"a": [1, {"b": 0.1}]}"#,
+            r#"{"a": [1, {"b": 0.10000000000000001}]}"#,
+            Eq::Lossy,
+        ),
+        (r#"{"a": [1e400, 2]}"#, r#"{"a": [null, 3]}"#, Eq::Different),
+    ];
+    for (expected, observed, how) in rows {
+        let (e, o): (Value, Value) = (
+            serde_json::from_str(expected).expect("json"),
+            serde_json::from_str(observed).expect("json"),
+        );
+        assert_eq!(json_eq(&e, &o), how, "{expected} vs {observed}");
+    }
+}
+
+/// The JSON pointer to the first difference, as `check` reports it.
+#[test]
+fn first_difference_points_at_it() {
+    use rt_tool_3::judge::first_difference;
+    let rows = [
+        (r#"{"a": 1}"#, r#"{"a": 1.0}"#, None),
+        (
+            r#"{"a": {"b": [1, 2]}}"#,
+            r#"{"a": {"b": [1, 3]}}"#,
+            Some("/a/b/1"),
+        ),
+        (
+            r#"{"a": {"b": [1, 2]}}"#,
+            r#"{"a": {"b": [1]}}"#,
+            Some("/a/b"),
+        ),
+        (
+            r#"{"a/b": 1, "c~": 2}"#,
+            r#"{"a/b": 1, "c~": 3}"#,
+            Some("/c~0"),
+        ),
+        (r#"{"a/b": 1}"#, r#"{"a/b": 2}"#, Some("/a~1b")),
+        (r#"{"a": 1}"#, r#"{"a": 1, "z": 2}"#, Some("/z")),
+        (r#"{"a": 1, "z": 2}"#, r#"{"a": 1}"#, Some("/z")),
+        ("[1]", r#""x""#, Some("")),
+    ];
+    for (expected, observed, at) in rows {
+        let (e, o): (Value, Value) = (
+            serde_json::from_str(expected).expect("json"),
+            serde_json::from_str(observed).expect("json"),
+        );
+        assert_eq!(
+            first_difference(&e, &o).as_deref(),
+            at,
+            "{expected} vs {observed}"
+        );
+    }
+}
+
+/// Clause ids and one-line sentences, as `check` prints them.
+#[test]
+fn clauses_print_their_ids() {
+    let ids = [
+        (C1, "RT-TOOL-3.1"),
+        (C2, "RT-TOOL-3.2"),
+        (C3, "RT-TOOL-3.3"),
+        (C4, "RT-TOOL-3.4"),
+        (RT2, "RT-TOOL-2"),
+    ];
+    for (clause, id) in ids {
+        assert_eq!(clause.id(), id);
+        assert_eq!(clause.to_string(), id);
+        assert_eq!(serde_json::to_value(clause).expect("json"), id);
+        let v = rt_tool_3::judge::Violation {
+            clause,
+            message: "what".into(),
+        };
+        assert_eq!(v.to_string(), format!("{id}: what"));
+    }
+    let case = Case::from_json(example(json!(null)).to_string().as_bytes()).expect("valid");
+    let err = judge(&case, &json!([1]), DEFAULT).expect_err("not an outcome");
+    assert_eq!(err.to_string(), "the outcome is an array, not an object");
+}
+
+/// Which pool entry a wrong entry uses up decides what is reported missing:
+/// each row must name exactly one violation, however the entries are ordered.
+#[test]
+fn a_wrong_entry_uses_up_its_own_artifact() {
+    let case = json!({"calls": [
+        {"tool_call_id": "c1", "result": {"success": true, "data": "x", "artifacts": [
+            {"type": "link", "payload": {"url": "https://a.example/A"}},
+            {"type": "file", "payload": {"name": "b.txt"}}]}},
+        {"tool_call_id": "c2", "result": {"success": true, "data": "y", "artifacts": [
+            {"type": "note", "payload": {"n": 1}},
+            {"type": "note", "payload": {"n": 2}}]}}]});
+    let ok = msgs(&[("c1", "x"), ("c2", "y")]);
+    let a = |id: &str| json!({"type": "link", "payload": {"url": "https://a.example/A"}, "tool_call_id": id});
+    let b = |id: &str| json!({"type": "file", "payload": {"name": "b.txt"}, "tool_call_id": id});
+    let n = |k: u8, id: &str| json!({"type": "note", "payload": {"n": k}, "tool_call_id": id});
+    let changed_b = json!({"type": "file", "payload": {"name": "B.txt"}, "tool_call_id": "c1"});
+    let rows: Vec<(Value, &str)> = vec![
+        (
+            json!([b("c9"), a("c1"), n(1, "c2"), n(2, "c2")]),
+            "tool_artifacts[0] carries tool_call_id \"c9\"",
+        ),
+        (
+            json!([n(2, "c1"), a("c1"), b("c1"), n(1, "c2")]),
+            "artifact 1 of call c2 carries tool_call_id c1",
+        ),
+        (
+            json!([changed_b, a("c1"), n(1, "c2"), n(2, "c2")]),
+            "(call c1, type file) has a payload that differs",
+        ),
+        (
+            json!([a("c1"), n(1, "c2"), n(2, "c2")]),
+            "artifact 1 of call c1 (file",
+        ),
+        (
+            json!([a("c1"), b("c1"), n(2, "c2")]),
+            "artifact 0 of call c2 (note",
+        ),
+    ];
+    for (artifacts, says) in rows {
+        check(
+            &case,
+            json!({"messages": ok, "exposed": false, "tool_artifacts": artifacts}),
+            DEFAULT,
+            &[C1],
+            &[says],
+        );
+    }
+}
+
+/// A string found in data and in an artifact may reach the prose, even one
+/// that JSON escapes (quotes, a line break), which only the raw strings show.
+#[test]
+fn a_string_in_data_is_not_a_leak_however_it_is_escaped() {
+    let said = "say \"hi there\"\nand go";
+    let case = json!({"calls": [{"tool_call_id": "c1", "result": {"success": true, "data": {"note": said, "n": 1},
+        "artifacts": [{"type": "text", "payload": {"text": said}}]}}]});
+    let art = json!({"type": "text", "payload": {"text": said}, "tool_call_id": "c1"});
+    let observed = json!({"messages": msgs(&[("c1", &format!("note: {said}"))]), "exposed": false, "tool_artifacts": [art]});
+    check(&case, observed, DEFAULT, &[], &[]);
+}
+
+/// Lists compared as multisets (clause 4 across exposures): same entries,
+/// same counts, any order.
+#[test]
+fn multisets_compare_counts_not_order() {
+    use rt_tool_3::judge::same_multiset;
+    let v = |text: &str| -> Vec<Value> { serde_json::from_str(text).expect("json") };
+    assert!(same_multiset(&v("[1, 2, 2]"), &v("[2, 1, 2.0]")));
+    assert!(same_multiset(&v("[]"), &v("[]")));
+    assert!(!same_multiset(&v("[1, 2, 2]"), &v("[1, 1, 2]")));
+    assert!(!same_multiset(&v("[1, 2]"), &v("[1, 2, 2]")));
+    assert!(!same_multiset(&v("[1, 2, 2]"), &v("[1, 2]")));
+    assert!(!same_multiset(&v(r#"[{"a": 1}]"#), &v(r#"[{"a": 2}]"#)));
 }

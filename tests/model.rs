@@ -1,0 +1,110 @@
+//! The model's edges, exactly: RT-TOOL-6's floors at their boundaries, and
+//! the longest plausible encoding they are measured in.
+
+use rt_tool_3::model::{encoded_len, floors, zone, Zone};
+use rt_tool_3::wire::Case;
+use serde_json::{json, Value};
+
+/// The longest plausible compact encoding (every non-ASCII character as
+/// `\uXXXX`, `/` as `\/`), each row worked out by hand.
+#[test]
+fn encoded_len_is_the_longest_plausible_encoding() {
+    let rows: &[(&str, usize)] = &[
+        ("null", 4),
+        ("true", 4),
+        ("false", 5),
+        ("12.50", 5),
+        ("-1e+400", 7),
+        (r#""""#, 2),
+        (r#""a""#, 3),
+        (r#""a/b""#, 6),
+        (r#""\"\\""#, 6),
+        (r#""\n\t\r\b\f""#, 12),
+        (r#""\u0001\u001f""#, 14),
+        ("\"\u{7f}\"", 3),
+        (r#""é""#, 8),
+        (r#""😀""#, 14),
+        ("[]", 2),
+        ("[1]", 3),
+        ("[1,22,333]", 10),
+        ("{}", 2),
+        (r#"{"a":1}"#, 7),
+        (r#"{"a":1,"bé":[true,null]}"#, 29),
+    ];
+    for (text, len) in rows {
+        let value: Value = serde_json::from_str(text).expect("json");
+        assert_eq!(encoded_len(&value), *len, "{text}");
+    }
+}
+
+fn case(payloads: &[Value]) -> Case {
+    let artifacts: Vec<Value> = payloads
+        .iter()
+        .map(|p| json!({"type": "blob", "payload": p}))
+        .collect();
+    let case = json!({"calls": [{"tool_call_id": "c1", "result": {"success": true, "data": null, "artifacts": artifacts}}]});
+    Case::from_json(case.to_string().as_bytes()).expect("valid")
+}
+
+/// A payload `{"s": "xx…"}` that encodes to exactly `bytes` bytes.
+fn payload(bytes: usize) -> Value {
+    let p = json!({"s": "x".repeat(bytes - 8)});
+    assert_eq!(encoded_len(&p), bytes);
+    p
+}
+
+fn lenient_because(case: &Case) -> Vec<String> {
+    match zone(case) {
+        Zone::Strict => Vec::new(),
+        Zone::Lenient(why) => why,
+    }
+}
+
+#[test]
+fn rt_tool_6_floors_at_their_boundaries() {
+    // Per artifact: at the floor strict, one byte over lenient.
+    assert_eq!(zone(&case(&[payload(floors::PAYLOAD_BYTES)])), Zone::Strict);
+    let over = lenient_because(&case(&[payload(floors::PAYLOAD_BYTES + 1)]));
+    assert_eq!(over, ["call c1: kept artifact 0 encodes to up to 512001 bytes, over RT-TOOL-6's floor of 512000 per artifact"]);
+    // Per run: four payloads of 500,000 bytes are at the floor; one more byte is over.
+    let quarter = floors::RUN_BYTES / 4;
+    assert_eq!(
+        zone(&case(&[
+            payload(quarter),
+            payload(quarter),
+            payload(quarter),
+            payload(quarter)
+        ])),
+        Zone::Strict
+    );
+    let over = lenient_because(&case(&[
+        payload(quarter),
+        payload(quarter),
+        payload(quarter),
+        payload(quarter + 1),
+    ]));
+    assert_eq!(
+        over,
+        ["the run's payloads encode to up to 2000001 bytes, over RT-TOOL-6's floor of 2000000"]
+    );
+    // Count: 50 artifacts are at the floor; 51 are over.
+    let small = vec![json!({}); floors::ARTIFACTS];
+    assert_eq!(zone(&case(&small)), Zone::Strict);
+    let over = lenient_because(&case(&[small, vec![json!({})]].concat()));
+    assert_eq!(
+        over,
+        ["the run keeps 51 artifacts, over RT-TOOL-6's floor of 50"]
+    );
+}
+
+#[test]
+fn only_kept_artifacts_count_towards_the_floors() {
+    // Dropped entries (a string payload) and a failed call's artifacts weigh nothing.
+    let big = json!({"type": "blob", "payload": "x".repeat(floors::RUN_BYTES)});
+    let case = json!({"calls": [
+        {"tool_call_id": "c1", "result": {"success": true, "data": null, "artifacts": [big]}},
+        {"tool_call_id": "c2", "result": {"success": false, "data": null,
+            "artifacts": [{"type": "blob", "payload": payload(floors::PAYLOAD_BYTES + 1)}]}}]});
+    let case = Case::from_json(case.to_string().as_bytes()).expect("valid");
+    assert_eq!(zone(&case), Zone::Strict);
+}

@@ -59,7 +59,10 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::{select, Index};
 use proptest::strategy::ValueTree;
-use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use proptest::test_runner::{
+    Config, FailurePersistence, FileFailurePersistence, PersistedSeed, RngAlgorithm, TestRng,
+    TestRunner,
+};
 use serde_json::{json, Map, Number, Value};
 
 use crate::wire::{Call, Case};
@@ -1183,6 +1186,64 @@ fn arb_result(u: &mut Unstructured<'_>, siblings: &[&str]) -> arbitrary::Result<
         m.insert(k.into(), v.into());
     }
     Ok(Value::Object(m))
+}
+
+/// proptest failure persistence that replaces the regression file
+/// atomically (a temporary file, then a rename), so a test killed while it
+/// records a failure leaves the file whole. It reads and writes the format
+/// of proptest's own `FileFailurePersistence::Direct`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AtomicRegressions(pub &'static str);
+
+impl FailurePersistence for AtomicRegressions {
+    fn load_persisted_failures2(&self, source_file: Option<&'static str>) -> Vec<PersistedSeed> {
+        FileFailurePersistence::Direct(self.0).load_persisted_failures2(source_file)
+    }
+
+    fn save_persisted_failure2(
+        &mut self,
+        _source_file: Option<&'static str>,
+        seed: PersistedSeed,
+        shrunken_value: &dyn std::fmt::Debug,
+    ) {
+        let path = std::path::Path::new(self.0);
+        let mut text = std::fs::read_to_string(path).unwrap_or_else(|_| {
+            "# Seeds for failure cases proptest has generated in the past. It is\n\
+             # automatically read and these particular cases re-run before any\n\
+             # novel cases are generated.\n\
+             #\n\
+             # It is recommended to check this file in to source control so that\n\
+             # everyone who runs the test benefits from these saved cases.\n"
+                .to_owned()
+        });
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        let shrunk = format!("{shrunken_value:?}").replace(['\n', '\r'], " ");
+        text.push_str(&format!("{seed} # shrinks to {shrunk}\n"));
+        let written = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| crate::diff::write_atomically(path, text.as_bytes()));
+        if let Err(e) = written {
+            eprintln!(
+                "proptest: cannot record the failure in {}: {e}",
+                path.display()
+            );
+        }
+    }
+
+    fn box_clone(&self) -> Box<dyn FailurePersistence> {
+        Box::new(*self)
+    }
+
+    fn eq(&self, other: &dyn FailurePersistence) -> bool {
+        other.as_any().downcast_ref::<AtomicRegressions>() == Some(self)
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 use arbitrary::{Arbitrary, Unstructured};
 use proptest::collection::vec;
 use proptest::prelude::*;
-use proptest::test_runner::{FileFailurePersistence, TestCaseError};
+use proptest::test_runner::TestCaseError;
 use rt_tool_3::gen::{self, DECOY_KEYS};
 use rt_tool_3::model;
 use rt_tool_3::wire::{Call, Case, Outcome};
@@ -23,7 +23,7 @@ use serde_json::{json, Map, Value};
 
 fn config() -> ProptestConfig {
     ProptestConfig {
-        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+        failure_persistence: Some(Box::new(gen::AtomicRegressions(
             "proptest-regressions/properties.txt",
         ))),
         ..ProptestConfig::default()
@@ -604,4 +604,38 @@ proptest! {
         check_clause_4(&case)?;
         check_rt_tool_2(&case, &[])?;
     }
+}
+
+/// The regression file is rewritten whole (temporary file, then rename) in
+/// proptest's own format: what it saves, proptest loads back.
+#[test]
+fn regressions_are_saved_atomically_in_proptests_format() {
+    use proptest::test_runner::FailurePersistence;
+    let seeds = gen::AtomicRegressions("proptest-regressions/properties.txt")
+        .load_persisted_failures2(None);
+    assert!(seeds.len() >= 2, "the committed regressions hold seeds");
+    let dir = std::env::temp_dir().join(format!("rt-tool-3-regressions-{}", std::process::id()));
+    let path: &'static str = Box::leak(
+        dir.join("sub/regressions.txt")
+            .display()
+            .to_string()
+            .into_boxed_str(),
+    );
+    let mut saver = gen::AtomicRegressions(path);
+    saver.save_persisted_failure2(None, seeds[0].clone(), &"first\nvalue");
+    saver.save_persisted_failure2(None, seeds[1].clone(), &"second");
+    let back = saver.load_persisted_failures2(None);
+    let text = |s: &[proptest::test_runner::PersistedSeed]| {
+        s.iter().map(ToString::to_string).collect::<Vec<_>>()
+    };
+    assert_eq!(text(&back), text(&seeds[..2]));
+    let file = std::fs::read_to_string(path).expect("written");
+    assert!(
+        file.starts_with("# Seeds for failure cases")
+            && file.contains("# shrinks to \"first\\nvalue\""),
+        "{file}"
+    );
+    let leftovers = std::fs::read_dir(dir.join("sub")).expect("dir").count();
+    assert_eq!(leftovers, 1, "a temporary file was left behind");
+    let _ = std::fs::remove_dir_all(dir);
 }

@@ -737,8 +737,8 @@ pub fn json_eq(expected: &Value, observed: &Value) -> Eq {
 }
 
 /// A JSON number's exact value: sign, significant digits, and the power of
-/// ten of the last digit. `1.50`, `15e-1` and `1.5` all give `(false,
-/// "15", -1)`; every zero gives `(false, "", 0)`.
+/// ten just above the first of them. `1.50`, `15e-1` and `1.5` all give
+/// `(false, "15", 1)`; every zero gives `(false, "", 0)`.
 fn decimal(text: &str) -> (bool, String, i64) {
     let (negative, text) = match text.strip_prefix('-') {
         Some(rest) => (true, rest),
@@ -764,12 +764,16 @@ fn decimal(text: &str) -> (bool, String, i64) {
     exp = exp.saturating_sub(frac.len() as i64);
     let digits = format!("{int}{frac}");
     let digits = digits.trim_start_matches('0');
-    let trimmed = digits.trim_end_matches('0');
-    if trimmed.is_empty() {
+    let significant = digits.trim_end_matches('0');
+    if significant.is_empty() {
         return (false, String::new(), 0);
     }
-    exp = exp.saturating_add((digits.len() - trimmed.len()) as i64);
-    (negative, trimmed.to_owned(), exp)
+    // The power of ten just above the first significant digit.
+    (
+        negative,
+        significant.to_owned(),
+        exp.saturating_add(digits.len() as i64),
+    )
 }
 
 /// Whether an artifact has this `type` and `payload`.

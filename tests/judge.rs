@@ -689,7 +689,7 @@ fn a_wrong_entry_uses_up_its_own_artifact() {
 #[test]
 fn a_string_in_data_is_not_a_leak_however_it_is_escaped() {
     let said = "say \"hi there\"\nand go";
-    let case = json!({"calls": [{"tool_call_id": "c1", "result": {"success": true, "data": {"note": said, "n": 1},
+    let case = json!({"calls": [{"tool_call_id": "c1", "result": {"success": true, "data": {"notes": [said], "n": 1},
         "artifacts": [{"type": "text", "payload": {"text": said}}]}}]});
     let art = json!({"type": "text", "payload": {"text": said}, "tool_call_id": "c1"});
     let observed = json!({"messages": msgs(&[("c1", &format!("note: {said}"))]), "exposed": false, "tool_artifacts": [art]});

@@ -18,6 +18,7 @@ fn encoded_len_is_the_longest_plausible_encoding() {
         (r#""""#, 2),
         (r#""a""#, 3),
         (r#""a/b""#, 6),
+        (r#""a b~""#, 6),
         (r#""\"\\""#, 6),
         (r#""\n\t\r\b\f""#, 12),
         (r#""\u0001\u001f""#, 14),

@@ -314,9 +314,10 @@ pub fn examine(process: &mut Process, case: &Case, options: Options) -> Result<E
             }
         }
     }
+    let zone = model::zone(case);
     let mut judgements = Vec::with_capacity(2);
     for (c, observed) in [case, &flipped].into_iter().zip(&runs) {
-        match judge::judge(c, observed, options) {
+        match judge::judge_in_zone(c, zone.clone(), observed, options) {
             Ok(j) => judgements.push(j),
             Err(e) => return Err(Fault::Garbage(format!("the outcome is not an object: {e}"))),
         }
@@ -367,7 +368,7 @@ pub fn examine(process: &mut Process, case: &Case, options: Options) -> Result<E
             ),
         });
     }
-    per_run[2] = prose_siblings(case, &runs[0], &canary_case, &runs[2], &canaries);
+    per_run[2] = prose_siblings(&zone, &runs[0], &canary_case, &runs[2], &canaries);
     let vectors = per_run
         .into_iter()
         .enumerate()
@@ -401,7 +402,7 @@ fn exposure(e: Option<bool>) -> String {
 
 /// Clause 3 by siblings: the canary case's prose against the original's.
 fn prose_siblings(
-    case: &Case,
+    zone: &Zone,
     before: &Value,
     sibling: &Case,
     after: &Value,
@@ -431,7 +432,7 @@ fn prose_siblings(
                     call.tool_call_id
                 ),
             });
-        } else if model::zone(case) == Zone::Strict && before.get(i) != after.get(i) {
+        } else if *zone == Zone::Strict && before.get(i) != after.get(i) {
             found.push(Violation {
                 clause: Clause::ProseFromData,
                 message: format!(

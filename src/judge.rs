@@ -147,13 +147,23 @@ impl fmt::Display for NotAnOutcome {
 
 /// Judges an observed outcome against the rule.
 pub fn judge(case: &Case, observed: &Value, options: Options) -> Result<Judgement, NotAnOutcome> {
+    judge_in_zone(case, model::zone(case), observed, options)
+}
+
+/// [`judge`], with the case's zone already known (it does not depend on the
+/// exposure, so sibling cases that differ in it alone share one).
+pub fn judge_in_zone(
+    case: &Case,
+    zone: Zone,
+    observed: &Value,
+    options: Options,
+) -> Result<Judgement, NotAnOutcome> {
     let Value::Object(observed) = observed else {
         return Err(NotAnOutcome(format!(
             "the outcome is {}, not an object",
             kind(observed)
         )));
     };
-    let zone = model::zone(case);
     let reference = model::outcome(case);
     let mut j = Judge {
         case,

@@ -151,6 +151,11 @@ pub fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Refusal>
 
 /// Refuses a document nested deeper than [`MAX_DEPTH`], before it is parsed.
 fn check_depth(bytes: &[u8]) -> Result<(), Refusal> {
+    // No more openings than the limit: no need to follow them (a quick,
+    // vectorised count, where following them is a byte-by-byte walk).
+    if bytes.iter().filter(|&&b| b == b'[' || b == b'{').count() <= MAX_DEPTH {
+        return Ok(());
+    }
     let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
     for (at, &b) in bytes.iter().enumerate() {
         if in_string {

@@ -273,14 +273,19 @@ pub struct Examined {
 
 /// Runs one case and its two siblings, and judges them together.
 pub fn examine(process: &mut Process, case: &Case, options: Options) -> Result<Examined, Fault> {
+    // The case goes out first; its siblings are built, and its zone worked
+    // out, while the process answers it.
+    process.send_cases(&[case])?;
     let flipped = Case {
         exposed: Some(case.exposed != Some(true)),
         ..case.clone()
     };
     let (canary_case, canaries) = canary_sibling(case);
+    process.send_cases(&[&flipped, &canary_case])?;
+    let zone = model::zone(case);
     let mut runs = Vec::with_capacity(3);
     let all = [case, &flipped, &canary_case];
-    for (c, reply) in all.into_iter().zip(process.run_all(&all)?) {
+    for (c, reply) in all.into_iter().zip(process.replies(3)?) {
         match reply {
             Reply::Outcome(o) => runs.push(o),
             Reply::Skipped(_) => {
@@ -314,7 +319,6 @@ pub fn examine(process: &mut Process, case: &Case, options: Options) -> Result<E
             }
         }
     }
-    let zone = model::zone(case);
     let mut judgements = Vec::with_capacity(2);
     for (c, observed) in [case, &flipped].into_iter().zip(&runs) {
         match judge::judge_in_zone(c, zone.clone(), observed, options) {

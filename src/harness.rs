@@ -121,7 +121,9 @@ impl Default for Limits {
 }
 
 enum Event {
-    Line(Vec<u8>),
+    /// A whole line, parsed in the reader thread (so parsing overlaps the
+    /// caller's own work), or why it is not JSON.
+    Line(Result<Value, String>),
     Partial(Vec<u8>),
     TooLong,
     Eof,
@@ -136,6 +138,7 @@ pub struct Process {
     stderr: Arc<Mutex<VecDeque<u8>>>,
     limits: Limits,
     seq: u64,
+    answered: u64,
     /// What the process says it is: its `implementation` from the `start` reply.
     pub implementation: Value,
     /// Requests sent so far, `start` and `stop` aside.
@@ -178,7 +181,11 @@ impl Process {
                         .read_until(b'\n', &mut line)
                     {
                         Ok(0) => Event::Eof,
-                        Ok(_) if line.ends_with(b"\n") => Event::Line(line),
+                        Ok(_) if line.ends_with(b"\n") => {
+                            Event::Line(wire::parse::<Value>(&line).map_err(|e| {
+                                format!("{e}: {}", excerpt(&String::from_utf8_lossy(&line)))
+                            }))
+                        }
                         Ok(_) if line.len() > max_line => Event::TooLong,
                         Ok(_) => Event::Partial(line),
                         Err(e) => Event::Failed(e.to_string()),
@@ -203,6 +210,7 @@ impl Process {
             stderr,
             limits,
             seq: 0,
+            answered: 0,
             implementation: Value::Null,
             requests: 0,
         };
@@ -231,13 +239,19 @@ impl Process {
     /// Sends several cases at once, with one flush, then reads their
     /// replies in order: one round trip instead of one per case.
     pub fn run_all(&mut self, cases: &[&Case]) -> Result<Vec<Reply>, Fault> {
+        self.send_cases(cases)?;
+        self.replies(cases.len())
+    }
+
+    /// Sends cases without waiting for their replies, so the caller can work
+    /// while the process does; [`Process::replies`] reads them.
+    pub fn send_cases(&mut self, cases: &[&Case]) -> Result<(), Fault> {
         #[derive(serde::Serialize)]
         struct Run<'a> {
             cmd: &'static str,
             seq: u64,
             case: &'a Case,
         }
-        let first = self.seq + 1;
         for case in cases {
             self.seq += 1;
             self.requests += 1;
@@ -247,8 +261,16 @@ impl Process {
                 case,
             })?;
         }
-        self.flush()?;
-        (first..=self.seq).map(|seq| self.reply(seq)).collect()
+        self.flush()
+    }
+
+    /// Reads the replies to the `n` oldest requests not yet answered.
+    pub fn replies(&mut self, n: usize) -> Result<Vec<Reply>, Fault> {
+        let first = self.answered + 1;
+        let last = (self.answered + n as u64).min(self.seq);
+        let replies = (first..=last).map(|seq| self.reply(seq)).collect();
+        self.answered = last;
+        replies
     }
 
     /// Reads the reply to request `seq`.
@@ -298,7 +320,11 @@ impl Process {
         let stopped = self.send(&json!({"cmd": "stop"}));
         self.stdin = None;
         let extra = match self.events.recv_timeout(Duration::from_millis(500)) {
-            Ok(Event::Line(line)) | Ok(Event::Partial(line)) => {
+            Ok(Event::Line(line)) => Err(Fault::ExtraLines(match line {
+                Ok(value) => excerpt(&value.to_string()),
+                Err(garbage) => garbage,
+            })),
+            Ok(Event::Partial(line)) => {
                 Err(Fault::ExtraLines(excerpt(&String::from_utf8_lossy(&line))))
             }
             _ => Ok(()),
@@ -333,9 +359,7 @@ impl Process {
 
     fn receive(&mut self) -> Result<Value, Fault> {
         match self.events.recv_timeout(self.limits.timeout) {
-            Ok(Event::Line(line)) => wire::parse::<Value>(&line).map_err(|e| {
-                Fault::Garbage(format!("{e}: {}", excerpt(&String::from_utf8_lossy(&line))))
-            }),
+            Ok(Event::Line(line)) => line.map_err(Fault::Garbage),
             Ok(Event::Partial(line)) => Err(self.crashed(&format!(
                 "stdout ended inside a line: {}",
                 excerpt(&String::from_utf8_lossy(&line))

@@ -646,7 +646,8 @@ fn candidate_entries(result: &Value) -> Vec<&Value> {
 }
 
 /// In the lenient zone, what each call could be said to have produced: the
-/// well-formed [`candidate_entries`] of its `artifacts`, unless the call
+/// well-formed entries of its `artifacts` (an array, or an object read as one
+/// entry and as a map of entries), unless the call
 /// plainly failed (`success` is `false`).
 pub fn lenient_pool(case: &Case) -> Vec<ToolArtifact> {
     let mut pool = Vec::new();
@@ -707,7 +708,7 @@ pub enum Eq {
     Different,
 }
 
-/// Compares two JSON values as JSON (see [`Eq`]).
+/// Compares two JSON values as JSON (see [`enum@Eq`]).
 pub fn json_eq(expected: &Value, observed: &Value) -> Eq {
     fn both(a: Eq, b: Eq) -> Eq {
         match (a, b) {

@@ -38,7 +38,7 @@ use serde_json::{json, Value};
 use crate::harness::{Fault, Process, Reply};
 use crate::judge::{self, same_multiset, Clause, Options, Violation};
 use crate::model::{self, Zone};
-use crate::wire::{Case, Outcome};
+use crate::wire::{Call, Case, Outcome};
 
 /// Requests sent for each generated case.
 pub const REQUESTS_PER_CASE: u64 = 3;
@@ -334,15 +334,14 @@ pub fn examine(process: &mut Process, case: &Case, options: Options) -> Result<E
         (1, 0)
     };
     let cases = [case, &flipped];
-    let artifacts = |o: &Value| {
+    fn artifacts(o: &Value) -> &[Value] {
         o.get("tool_artifacts")
             .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default()
-    };
+            .map_or(&[], Vec::as_slice)
+    }
     let mut per_run: [Vec<Violation>; 3] = Default::default();
     per_run[shown] = judgements[shown].violations.clone();
-    let differs = !same_multiset(&artifacts(&runs[shown]), &artifacts(&runs[hidden]))
+    let differs = !same_multiset(artifacts(&runs[shown]), artifacts(&runs[hidden]))
         || runs[shown].get("tool_artifacts").is_some()
             != runs[hidden].get("tool_artifacts").is_some();
     for v in &judgements[hidden].violations {
@@ -454,28 +453,62 @@ fn prose_siblings(
 /// The case with every result's artifacts swapped for canaries and its
 /// result-level decoys set to canaries, and the canaries used.
 pub fn canary_sibling(case: &Case) -> (Case, Vec<String>) {
-    let text = serde_json::to_string(case).unwrap_or_default();
-    let mut base = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    });
+    // Tokens are drawn from a hash of the call ids, and any that some
+    // string of the case already holds is skipped; the case itself is
+    // never serialized nor its artifacts copied.
+    let mut taken = Vec::new();
+    for call in &case.calls {
+        walk_strings(&call.result, &mut |s| {
+            if s.contains("CANARY") {
+                taken.push(s.to_owned());
+            }
+        });
+    }
+    let mut base = case
+        .calls
+        .iter()
+        .flat_map(|c| c.tool_call_id.bytes().chain([0]))
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+        });
     let mut canaries = Vec::new();
     let mut fresh = || loop {
         base = base
             .wrapping_mul(6_364_136_223_846_793_005)
             .wrapping_add(1_442_695_040_888_963_407);
         let token = format!("CANARY{:016x}", base);
-        if !text.contains(&token) {
+        if !taken.iter().any(|s| s.contains(&token)) {
             canaries.push(token.clone());
             return token;
         }
     };
-    let mut sibling = case.clone();
+    let mut sibling = Case {
+        exposed: case.exposed,
+        calls: case
+            .calls
+            .iter()
+            .map(|call| Call {
+                tool_call_id: call.tool_call_id.clone(),
+                result: match &call.result {
+                    Value::Object(result) => Value::Object(
+                        result
+                            .iter()
+                            .filter(|(k, _)| *k != "artifacts")
+                            .map(|(k, v)| (k.clone(), v.clone()))
+                            .collect(),
+                    ),
+                    other => other.clone(),
+                },
+            })
+            .collect(),
+    };
     let ids: Vec<String> = case.calls.iter().map(|c| c.tool_call_id.clone()).collect();
     for (i, call) in sibling.calls.iter_mut().enumerate() {
         let Value::Object(result) = &mut call.result else {
             continue;
         };
-        let n = result
+        let n = case.calls[i]
+            .result
             .get("artifacts")
             .and_then(Value::as_array)
             .map_or(0, Vec::len)
@@ -519,4 +552,17 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     file.write_all(bytes)?;
     file.sync_all()?;
     std::fs::rename(&tmp, path)
+}
+
+/// Every string (keys too) in a value.
+fn walk_strings(v: &Value, f: &mut impl FnMut(&str)) {
+    match v {
+        Value::String(s) => f(s),
+        Value::Array(a) => a.iter().for_each(|x| walk_strings(x, f)),
+        Value::Object(o) => o.iter().for_each(|(k, x)| {
+            f(k);
+            walk_strings(x, f)
+        }),
+        _ => {}
+    }
 }

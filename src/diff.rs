@@ -458,7 +458,7 @@ pub fn canary_sibling(case: &Case) -> (Case, Vec<String>) {
     // never serialized nor its artifacts copied.
     let mut taken = Vec::new();
     for call in &case.calls {
-        walk_strings(&call.result, &mut |s| {
+        judge::strings(&call.result, &mut |s| {
             if s.contains("CANARY") {
                 taken.push(s.to_owned());
             }
@@ -552,17 +552,4 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     file.write_all(bytes)?;
     file.sync_all()?;
     std::fs::rename(&tmp, path)
-}
-
-/// Every string (keys too) in a value.
-fn walk_strings(v: &Value, f: &mut impl FnMut(&str)) {
-    match v {
-        Value::String(s) => f(s),
-        Value::Array(a) => a.iter().for_each(|x| walk_strings(x, f)),
-        Value::Object(o) => o.iter().for_each(|(k, x)| {
-            f(k);
-            walk_strings(x, f)
-        }),
-        _ => {}
-    }
 }

@@ -683,7 +683,8 @@ fn string_values(v: &Value, f: &mut impl FnMut(&str)) {
     }
 }
 
-fn strings(v: &Value, f: &mut impl FnMut(&str)) {
+/// Every string in a value, keys included.
+pub(crate) fn strings(v: &Value, f: &mut impl FnMut(&str)) {
     match v {
         Value::String(s) => f(s),
         Value::Array(a) => a.iter().for_each(|x| strings(x, f)),

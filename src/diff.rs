@@ -164,8 +164,11 @@ pub fn run(
             rng(config.seed, round),
         );
         let outcome = runner.run(&strategy, |case| {
+            // Once the process is at fault nothing more is asked of it. A
+            // rejection counts as a pass while shrinking, so shrinking ends
+            // at once, quietly; a failure stops the search for cases.
             if fault.borrow().is_some() {
-                return Err(TestCaseError::fail("the process is at fault"));
+                return Err(TestCaseError::reject("the process is at fault"));
             }
             let examined = match examine(&mut process.borrow_mut(), &case, options) {
                 Ok(examined) => examined,
@@ -174,7 +177,10 @@ pub fn run(
                         message: f.to_string(),
                         case,
                     });
-                    return Err(TestCaseError::fail("the process is at fault"));
+                    return Err(match target.borrow().is_some() {
+                        true => TestCaseError::reject("the process is at fault"),
+                        false => TestCaseError::fail("the process is at fault"),
+                    });
                 }
             };
             let shrinking = target.borrow().is_some();

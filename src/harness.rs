@@ -345,16 +345,14 @@ impl Process {
         let written = serde_json::to_writer(&mut *stdin, request)
             .map_err(std::io::Error::from)
             .and_then(|()| stdin.write_all(b"\n"));
-        written.map_err(|e| self.crashed(&format!("writing a request failed ({e})")))
+        written.map_err(|e| self.write_failed(e))
     }
 
     fn flush(&mut self) -> Result<(), Fault> {
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(Fault::Crashed("its stdin is closed".into()));
         };
-        stdin
-            .flush()
-            .map_err(|e| self.crashed(&format!("writing a request failed ({e})")))
+        stdin.flush().map_err(|e| self.write_failed(e))
     }
 
     fn receive(&mut self) -> Result<Value, Fault> {
@@ -371,6 +369,24 @@ impl Process {
             }
             Err(RecvTimeoutError::Timeout) => Err(Fault::Hung(self.limits.timeout)),
         }
+    }
+
+    /// A request could not be written: the process is gone. What it printed
+    /// last, if anything, says more than the broken pipe does, so the replies
+    /// already on their way are read first.
+    fn write_failed(&mut self, e: std::io::Error) -> Fault {
+        self.stdin = None;
+        while self.answered < self.seq {
+            self.answered += 1;
+            let seq = self.answered;
+            if let Err(fault) = self.reply(seq) {
+                return match fault {
+                    Fault::Hung(_) => self.crashed(&format!("writing a request failed ({e})")),
+                    other => other,
+                };
+            }
+        }
+        self.crashed(&format!("writing a request failed ({e})"))
     }
 
     fn crashed(&mut self, what: &str) -> Fault {

@@ -132,25 +132,38 @@ fn process_faults_exit_2_naming_the_case() {
             "answered request seq 1 with a line without seq: {\"ready\":true",
         ),
     ];
-    for (fault, says) in faults {
-        let (out, took, dir) = diff(
-            fault,
-            &["--cases", "50", "--seed", "5", "--timeout", "2"],
-            &["--fault", fault],
-        );
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{fault}: {err}");
-        assert_eq!(err.lines().count(), 1, "{fault}: one line: {err}");
-        assert!(err.contains(says), "{fault}: {err:?} does not say {says:?}");
-        if fault != "no-start" {
-            assert!(
-                err.contains("; the case: {\"exposed\""),
-                "{fault}: names no case: {err}"
-            );
+    // Two seeds each, side by side: where the fault strikes (a case's first
+    // request, or one of its siblings) must not change what is reported.
+    std::thread::scope(|scope| {
+        for (fault, says) in faults {
+            for seed in ["3", "5"] {
+                scope.spawn(move || process_fault(fault, seed, says));
+            }
         }
-        assert!(took < Duration::from_secs(60), "{fault} took {took:?}");
-        let _ = std::fs::remove_dir_all(dir);
+    });
+}
+
+fn process_fault(fault: &str, seed: &str, says: &str) {
+    let (out, took, dir) = diff(
+        &format!("{fault}-{seed}"),
+        &["--cases", "50", "--seed", seed, "--timeout", "2"],
+        &["--fault", fault],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{fault}: {err}");
+    assert_eq!(err.lines().count(), 1, "{fault}/{seed}: one line: {err}");
+    assert!(
+        err.contains(says),
+        "{fault}/{seed}: {err:?} does not say {says:?}"
+    );
+    if fault != "no-start" {
+        assert!(
+            err.contains("; the case: {\"exposed\""),
+            "{fault}: names no case: {err}"
+        );
     }
+    assert!(took < Duration::from_secs(60), "{fault} took {took:?}");
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]

@@ -248,10 +248,7 @@ fn check(case: PathBuf, outcome: PathBuf, options: Options, json: bool) -> Resul
             0 => format!("conforms to RT-TOOL-3 ({zone})\n"),
             n => format!("violates RT-TOOL-3: {n} violation(s) ({zone})\n"),
         });
-        let mut out = io::stdout().lock();
-        out.write_all(text.as_bytes())
-            .and_then(|()| out.flush())
-            .map_err(|e| Fail(format!("cannot write stdout: {e}")))?;
+        print(text.as_bytes())?;
     }
     Ok(if judgement.conforms() {
         ExitCode::SUCCESS
@@ -290,10 +287,7 @@ fn vectors(schema: bool) -> Result<ExitCode, Fail> {
     let mut text =
         serde_json::to_string_pretty(&value).map_err(|e| Fail(format!("cannot encode: {e}")))?;
     text.push('\n');
-    let mut out = io::stdout().lock();
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .map_err(|e| Fail(format!("cannot write stdout: {e}")))?;
+    print(text.as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -448,10 +442,7 @@ fn print_report(report: &diff::Report, save: &std::path::Path) -> Result<(), Fai
     } else if report.fault.is_none() {
         text.push_str("no divergence\n");
     }
-    let mut out = io::stdout().lock();
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .map_err(|e| Fail(format!("cannot write stdout: {e}")))
+    print(text.as_bytes())
 }
 
 /// Reads a whole input: a file, or stdin for `None` and `-`.
@@ -478,8 +469,13 @@ fn write_json_line<T: serde::Serialize>(value: &T) -> Result<(), Fail> {
     let mut line =
         serde_json::to_vec(value).map_err(|e| Fail(format!("cannot encode output: {e}")))?;
     line.push(b'\n');
+    print(&line)
+}
+
+/// Writes finished output to stdout in one go, and flushes it.
+fn print(bytes: &[u8]) -> Result<(), Fail> {
     let mut out = io::stdout().lock();
-    out.write_all(&line)
+    out.write_all(bytes)
         .and_then(|()| out.flush())
         .map_err(|e| Fail(format!("cannot write stdout: {e}")))
 }

@@ -1,10 +1,13 @@
 //! The differential test: generated cases, run through an implementation
 //! under test and judged, each divergence shrunk to a minimal case.
 //!
-//! Generation and shrinking are proptest's own: [`run`] hands the strategy
-//! and a test closure to a [`TestRunner`], so a divergence shrinks against the
-//! external process exactly as a failing property does. A harness [`Fault`]
-//! is never a divergence: it stops the run and is reported with its case.
+//! Generation and shrinking are proptest's own: [`run`] draws value trees
+//! from the strategy with [`gen::runner`], and shrinks a divergence with
+//! the tree's `simplify` and `complicate`, the way proptest shrinks a failing
+//! property, against the external process. Cases are pipelined: a few are
+//! in flight while earlier ones are judged, so on two cores the oracle's own
+//! work hides behind the implementation's. A harness [`Fault`] is never a
+//! divergence: it stops the run and is reported with its case.
 //!
 //! Each generated case costs three requests ([`REQUESTS_PER_CASE`]):
 //!
@@ -23,18 +26,15 @@
 //! implementation with its own prose rendering or artifact order passes;
 //! `--prose exact` additionally demands the reference rendering.
 
-use std::cell::{Cell, RefCell};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 use std::io::Write;
 use std::path::Path;
 
-use proptest::strategy::Strategy;
-use proptest::test_runner::{
-    Config as ProptestConfig, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner,
-};
+use proptest::strategy::{Strategy, ValueTree};
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::gen;
 use crate::harness::{Fault, Process, Reply};
 use crate::judge::{self, same_multiset, Clause, Options, Violation};
 use crate::model::{self, Zone};
@@ -116,12 +116,33 @@ pub struct Config {
     pub max_shrink_iters: u32,
 }
 
+/// Cases in flight at once: sent, their replies not yet read. While the
+/// process answers one case, the next ones wait in its stdin and `diff`
+/// judges the case before and generates the one after, so neither side
+/// waits on the other.
+const PIPELINE: usize = 16;
+
+/// A generated case, sent with its siblings, and its replies once read.
+struct InFlight<T> {
+    tree: T,
+    sent: Sent,
+    replies: Option<Vec<Reply>>,
+}
+
 /// Runs the differential test. `saved` is called with every vector found so
 /// far, once when a divergence is first seen (before shrinking starts) and
 /// once when it has shrunk; `progress` with the number of cases examined.
-pub fn run(
+///
+/// The cases are drawn from `strategy` with [`gen::runner`]`(config.seed)`,
+/// so with [`gen::case`] they are the cases `rt-tool-3 cases --seed S`
+/// prints, in the same order. A divergence with clause ids not seen before
+/// is shrunk with proptest's own value trees (`simplify` while the smaller
+/// case still shows those clauses, `complicate` when it does not), one
+/// case at a time; then generation goes on. A strategy that rejects too
+/// many values ends generation early, and `cases` says how many were run.
+pub fn run<S: Strategy<Value = Case>>(
     process: &mut Process,
-    strategy: impl Strategy<Value = Case>,
+    strategy: S,
     config: &Config,
     saved: &mut dyn FnMut(&[Divergence]),
     progress: &dyn Fn(u64),
@@ -140,105 +161,137 @@ pub fn run(
         siblings: true,
         ..config.options
     };
-    let process = RefCell::new(process);
-    let saved = RefCell::new(saved);
-    let counts = Cell::new((0u64, 0u64, 0u64)); // cases, skipped, warnings
-    for round in 0u64.. {
-        let remaining = u64::from(config.cases).saturating_sub(counts.get().0);
-        if remaining == 0 || report.fault.is_some() {
+    let mut runner = gen::runner(config.seed);
+    let mut in_flight: VecDeque<InFlight<S::Tree>> = VecDeque::with_capacity(PIPELINE);
+    let mut generated = 0u64;
+    while report.fault.is_none() {
+        while in_flight.len() < PIPELINE && generated < u64::from(config.cases) {
+            let Ok(tree) = strategy.new_tree(&mut runner) else {
+                generated = u64::MAX;
+                break;
+            };
+            let mut sent = Sent::new(tree.current());
+            sent.send(process);
+            in_flight.push_back(InFlight {
+                tree,
+                sent,
+                replies: None,
+            });
+            generated += 1;
+        }
+        let Some(mut next) = in_flight.pop_front() else {
+            break;
+        };
+        let replies = match next.replies.take() {
+            Some(replies) => Ok(replies),
+            None => process.replies(3),
+        };
+        let examined = match replies.and_then(|r| next.sent.judge(r, options)) {
+            Ok(examined) => examined,
+            Err(f) => {
+                report.fault = Some(FaultReport {
+                    message: f.to_string(),
+                    case: next.sent.case,
+                });
+                break;
+            }
+        };
+        report.cases += 1;
+        report.skipped += u64::from(examined.skipped);
+        report.warnings += examined.warnings;
+        progress(report.cases);
+        let signature = signature(&examined.vectors);
+        let known = report
+            .divergences
+            .iter()
+            .flat_map(|d| d.signature.iter().cloned())
+            .collect();
+        if signature.is_empty() || signature.is_subset(&known) {
+            continue;
+        }
+        // Saved before shrinking starts, so a kill loses nothing.
+        report.divergences.push(Divergence {
+            signature: signature.clone(),
+            found: examined.vectors.clone(),
+            minimal: Vec::new(),
+        });
+        saved(&report.divergences);
+        // The replies to the cases still in flight come before any
+        // shrinking step's; they are read now and judged in their turn.
+        for waiting in &mut in_flight {
+            if waiting.replies.is_none() && report.fault.is_none() {
+                match process.replies(3) {
+                    Ok(replies) => waiting.replies = Some(replies),
+                    Err(f) => {
+                        report.fault = Some(FaultReport {
+                            message: f.to_string(),
+                            case: waiting.sent.case.clone(),
+                        });
+                    }
+                }
+            }
+        }
+        let mut minimal = examined.vectors;
+        if report.fault.is_none() {
+            let shrunk = shrink(
+                process,
+                &mut next.tree,
+                &signature,
+                options,
+                config.max_shrink_iters,
+            );
+            report.fault = shrunk.1;
+            minimal = shrunk.0.unwrap_or(minimal);
+        }
+        if let Some(last) = report.divergences.last_mut() {
+            last.minimal = minimal;
+        }
+        saved(&report.divergences);
+    }
+    report.requests = process.requests;
+    report
+}
+
+/// Shrinks a divergence showing `target`: the vectors of the smallest case
+/// found that still shows it (`None` if none smaller), and the fault that
+/// cut shrinking short, if one did.
+fn shrink<T: ValueTree<Value = Case>>(
+    process: &mut Process,
+    tree: &mut T,
+    target: &BTreeSet<String>,
+    options: Options,
+    max_iters: u32,
+) -> (Option<Vec<Vector>>, Option<FaultReport>) {
+    let mut last = None;
+    if max_iters == 0 || !tree.simplify() {
+        return (last, None);
+    }
+    for _ in 0..max_iters {
+        let case = tree.current();
+        let examined = match examine(process, &case, options) {
+            Ok(examined) => examined,
+            Err(f) => {
+                let fault = FaultReport {
+                    message: f.to_string(),
+                    case,
+                };
+                return (last, Some(fault));
+            }
+        };
+        let still = target.is_subset(&signature(&examined.vectors));
+        if still {
+            last = Some(examined.vectors);
+        }
+        let moved = if still {
+            tree.simplify()
+        } else {
+            tree.complicate()
+        };
+        if !moved {
             break;
         }
-        let earlier = report.divergences.clone();
-        let known: BTreeSet<String> = earlier.iter().flat_map(|d| d.signature.clone()).collect();
-        let target: RefCell<Option<BTreeSet<String>>> = RefCell::new(None);
-        let last: RefCell<Vec<Vector>> = RefCell::new(Vec::new());
-        let found: RefCell<Vec<Vector>> = RefCell::new(Vec::new());
-        let fault: RefCell<Option<FaultReport>> = RefCell::new(None);
-        let mut runner = TestRunner::new_with_rng(
-            ProptestConfig {
-                cases: u32::try_from(remaining).unwrap_or(u32::MAX),
-                failure_persistence: None,
-                max_shrink_iters: config.max_shrink_iters,
-                ..ProptestConfig::default()
-            },
-            rng(config.seed, round),
-        );
-        let outcome = runner.run(&strategy, |case| {
-            // Once the process is at fault nothing more is asked of it. A
-            // rejection counts as a pass while shrinking, so shrinking ends
-            // at once, quietly; a failure stops the search for cases.
-            if fault.borrow().is_some() {
-                return Err(TestCaseError::reject("the process is at fault"));
-            }
-            let examined = match examine(&mut process.borrow_mut(), &case, options) {
-                Ok(examined) => examined,
-                Err(f) => {
-                    *fault.borrow_mut() = Some(FaultReport {
-                        message: f.to_string(),
-                        case,
-                    });
-                    return Err(match target.borrow().is_some() {
-                        true => TestCaseError::reject("the process is at fault"),
-                        false => TestCaseError::fail("the process is at fault"),
-                    });
-                }
-            };
-            let shrinking = target.borrow().is_some();
-            if !shrinking {
-                let (c, s, w) = counts.get();
-                counts.set((
-                    c + 1,
-                    s + u64::from(examined.skipped),
-                    w + examined.warnings,
-                ));
-                progress(c + 1);
-            }
-            let signature = signature(&examined.vectors);
-            let interesting = match &*target.borrow() {
-                None => !signature.is_empty() && !signature.is_subset(&known),
-                Some(t) => t.is_subset(&signature),
-            };
-            if !interesting {
-                return Ok(());
-            }
-            if !shrinking {
-                // Saved before shrinking starts, so a kill loses nothing.
-                *target.borrow_mut() = Some(signature.clone());
-                *found.borrow_mut() = examined.vectors.clone();
-                let mut so_far = earlier.clone();
-                so_far.push(Divergence {
-                    signature,
-                    found: examined.vectors.clone(),
-                    minimal: Vec::new(),
-                });
-                (saved.borrow_mut())(&so_far);
-            }
-            *last.borrow_mut() = examined.vectors;
-            Err(TestCaseError::fail("divergence"))
-        });
-        let (c, s, w) = counts.get();
-        report.cases = c;
-        report.skipped = s;
-        report.warnings = w;
-        if let Some(f) = fault.into_inner() {
-            report.fault = Some(f);
-        }
-        match outcome {
-            Err(TestError::Fail(_, _)) => {
-                if let Some(signature) = target.into_inner() {
-                    report.divergences.push(Divergence {
-                        signature,
-                        found: found.into_inner(),
-                        minimal: last.into_inner(),
-                    });
-                    (saved.borrow_mut())(&report.divergences);
-                }
-            }
-            Ok(()) | Err(TestError::Abort(_)) => break,
-        }
     }
-    report.requests = process.borrow().requests;
-    report
+    (last, None)
 }
 
 /// The signature of a set of vectors: their clause ids, and `errored`.
@@ -254,19 +307,6 @@ fn signature(vectors: &[Vector]) -> BTreeSet<String> {
         .collect()
 }
 
-fn rng(seed: u64, round: u64) -> TestRng {
-    TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes(seed, round))
-}
-
-/// 32 bytes of ChaCha seed from a 64-bit seed, the same on every machine.
-pub fn seed_bytes(seed: u64, stream: u64) -> [u8; 32] {
-    let mut bytes = [0u8; 32];
-    bytes[..8].copy_from_slice(&seed.to_le_bytes());
-    bytes[8..16].copy_from_slice(&stream.to_le_bytes());
-    bytes[16..].copy_from_slice(b"RT-TOOL-3 oracle");
-    bytes
-}
-
 /// What three requests showed about one case.
 pub struct Examined {
     /// The divergences, one vector per request that shows some.
@@ -279,130 +319,188 @@ pub struct Examined {
 
 /// Runs one case and its two siblings, and judges them together.
 pub fn examine(process: &mut Process, case: &Case, options: Options) -> Result<Examined, Fault> {
-    // The case goes out first; its siblings are built, and its zone worked
-    // out, while the process answers it.
-    process.send_cases(&[case])?;
-    let flipped = Case {
-        exposed: Some(case.exposed != Some(true)),
-        ..case.clone()
-    };
-    let (canary_case, canaries) = canary_sibling(case);
-    process.send_cases(&[&flipped, &canary_case])?;
-    let zone = model::zone(case);
-    let mut runs = Vec::with_capacity(3);
-    let all = [case, &flipped, &canary_case];
-    for (c, reply) in all.into_iter().zip(process.replies(3)?) {
-        match reply {
-            Reply::Outcome(o) => runs.push(o),
-            Reply::Skipped(_) => {
-                return Ok(Examined {
-                    vectors: Vec::new(),
-                    skipped: true,
-                    warnings: 0,
-                })
+    let mut sent = Sent::new(case.clone());
+    sent.send(process);
+    sent.judge(process.replies(3)?, options)
+}
+
+/// A case and the two siblings sent with it. The exposure-flipped sibling
+/// is the case itself with its `exposed` swapped while it is sent and while
+/// it is judged: one deep copy fewer per case.
+struct Sent {
+    case: Case,
+    canary: Case,
+    canaries: Vec<String>,
+}
+
+/// The exposure of the flipped sibling: `true` to `false`, anything else to
+/// `true`, so one of the two has the port exposed.
+fn flip(exposed: Option<bool>) -> Option<bool> {
+    Some(exposed != Some(true))
+}
+
+impl Sent {
+    fn new(case: Case) -> Sent {
+        let (canary, canaries) = canary_sibling(&case);
+        Sent {
+            case,
+            canary,
+            canaries,
+        }
+    }
+
+    /// Runs `f` on the flipped sibling.
+    fn flipped<R>(&mut self, f: impl FnOnce(&Case) -> R) -> R {
+        let exposed = self.case.exposed;
+        self.case.exposed = flip(exposed);
+        let r = f(&self.case);
+        self.case.exposed = exposed;
+        r
+    }
+
+    /// The case, the flipped sibling, or the canary sibling, as its own value.
+    fn sibling(&self, i: usize) -> Case {
+        match i {
+            0 => self.case.clone(),
+            1 => Case {
+                exposed: flip(self.case.exposed),
+                calls: self.case.calls.clone(),
+            },
+            _ => self.canary.clone(),
+        }
+    }
+
+    fn send(&mut self, process: &mut Process) {
+        process.send_cases(&[&self.case]);
+        self.flipped(|flipped| process.send_cases(&[flipped]));
+        process.send_cases(&[&self.canary]);
+    }
+
+    /// Judges the three replies together.
+    fn judge(&mut self, replies: Vec<Reply>, options: Options) -> Result<Examined, Fault> {
+        let zone = model::zone(&self.case);
+        let mut runs = Vec::with_capacity(3);
+        for (i, reply) in replies.into_iter().enumerate() {
+            match reply {
+                Reply::Outcome(o) => runs.push(o),
+                Reply::Skipped(_) => {
+                    return Ok(Examined {
+                        vectors: Vec::new(),
+                        skipped: true,
+                        warnings: 0,
+                    })
+                }
+                Reply::Errored(message) => {
+                    let c = self.sibling(i);
+                    let vectors = if model::zone(&c) == Zone::Strict {
+                        vec![Vector {
+                            description: format!(
+                                "the implementation errored on a strict-zone case: {message}"
+                            ),
+                            clauses: Vec::new(),
+                            violations: Vec::new(),
+                            expected: model::outcome(&c),
+                            case: c,
+                            observed: json!({"errored": true, "message": message}),
+                        }]
+                    } else {
+                        Vec::new()
+                    };
+                    return Ok(Examined {
+                        vectors,
+                        skipped: false,
+                        warnings: 0,
+                    });
+                }
             }
-            Reply::Errored(message) => {
-                let zone = model::zone(c);
-                let vectors = if zone == Zone::Strict {
-                    vec![Vector {
-                        description: format!(
-                            "the implementation errored on a strict-zone case: {message}"
-                        ),
-                        clauses: Vec::new(),
-                        violations: Vec::new(),
-                        case: c.clone(),
-                        expected: model::outcome(c),
-                        observed: json!({"errored": true, "message": message}),
-                    }]
-                } else {
-                    Vec::new()
-                };
-                return Ok(Examined {
-                    vectors,
-                    skipped: false,
-                    warnings: 0,
-                });
-            }
         }
-    }
-    let mut judgements = Vec::with_capacity(2);
-    for (c, observed) in [case, &flipped].into_iter().zip(&runs) {
-        match judge::judge_in_zone(c, zone.clone(), observed, options) {
-            Ok(j) => judgements.push(j),
-            Err(e) => return Err(Fault::Garbage(format!("the outcome is not an object: {e}"))),
+        if runs.len() < 3 {
+            return Err(Fault::Garbage("fewer replies than requests".into()));
         }
-    }
-    let warnings = judgements.iter().map(|j| j.warnings.len() as u64).sum();
-    // Which of the first two runs had the port exposed.
-    let (shown, hidden) = if case.exposed == Some(true) {
-        (0, 1)
-    } else {
-        (1, 0)
-    };
-    let cases = [case, &flipped];
-    fn artifacts(o: &Value) -> &[Value] {
-        o.get("tool_artifacts")
-            .and_then(Value::as_array)
-            .map_or(&[], Vec::as_slice)
-    }
-    let mut per_run: [Vec<Violation>; 3] = Default::default();
-    per_run[shown] = judgements[shown].violations.clone();
-    let differs = !same_multiset(artifacts(&runs[shown]), artifacts(&runs[hidden]))
-        || runs[shown].get("tool_artifacts").is_some()
-            != runs[hidden].get("tool_artifacts").is_some();
-    for v in &judgements[hidden].violations {
-        let about_artifacts = matches!(
-            v.clause,
-            Clause::KeyByKey | Clause::Filter | Clause::DeliveryRegardless
-        );
-        let repeated = per_run[shown].contains(v);
-        if !(about_artifacts || repeated) {
-            per_run[hidden].push(v.clone());
-        }
-    }
-    if differs {
-        let said = |o: &Value| match o.get("tool_artifacts") {
-            Some(Value::Array(a)) => format!("{} artifact(s)", a.len()),
-            Some(_) => "no list".to_owned(),
-            None => "no tool_artifacts at all".to_owned(),
+        // One reference outcome serves both: the flipped sibling's differs
+        // only in `exposed`.
+        let mut reference = model::outcome(&self.case);
+        let not_an_outcome =
+            |e: judge::NotAnOutcome| Fault::Garbage(format!("the outcome is not an object: {e}"));
+        let first = judge::judge_against(&self.case, zone.clone(), &reference, &runs[0], options)
+            .map_err(not_an_outcome)?;
+        reference.exposed = model::clause_2_not_exposed_by_default(flip(self.case.exposed));
+        let second = self
+            .flipped(|c| judge::judge_against(c, zone.clone(), &reference, &runs[1], options))
+            .map_err(not_an_outcome)?;
+        let judgements = [first, second];
+        let exposures = [self.case.exposed, flip(self.case.exposed)];
+        let warnings = judgements.iter().map(|j| j.warnings.len() as u64).sum();
+        // Which of the first two runs had the port exposed.
+        let (shown, hidden) = if self.case.exposed == Some(true) {
+            (0, 1)
+        } else {
+            (1, 0)
         };
-        per_run[hidden].push(Violation {
+        fn artifacts(o: &Value) -> &[Value] {
+            o.get("tool_artifacts")
+                .and_then(Value::as_array)
+                .map_or(&[], Vec::as_slice)
+        }
+        let mut per_run: [Vec<Violation>; 3] = Default::default();
+        per_run[shown] = judgements[shown].violations.clone();
+        let differs = !same_multiset(artifacts(&runs[shown]), artifacts(&runs[hidden]))
+            || runs[shown].get("tool_artifacts").is_some()
+                != runs[hidden].get("tool_artifacts").is_some();
+        for v in &judgements[hidden].violations {
+            let about_artifacts = matches!(
+                v.clause,
+                Clause::KeyByKey | Clause::Filter | Clause::DeliveryRegardless
+            );
+            let repeated = per_run[shown].contains(v);
+            if !(about_artifacts || repeated) {
+                per_run[hidden].push(v.clone());
+            }
+        }
+        if differs {
+            let said = |o: &Value| match o.get("tool_artifacts") {
+                Some(Value::Array(a)) => format!("{} artifact(s)", a.len()),
+                Some(_) => "no list".to_owned(),
+                None => "no tool_artifacts at all".to_owned(),
+            };
+            per_run[hidden].push(Violation {
             clause: Clause::DeliveryRegardless,
             message: format!(
                 "with exposed: {} the port carries {}, with exposed: {} it carries {}: delivery must not depend on exposure",
-                exposure(cases[shown].exposed),
+                exposure(exposures[shown]),
                 said(&runs[shown]),
-                exposure(cases[hidden].exposed),
+                exposure(exposures[hidden]),
                 said(&runs[hidden]),
             ),
         });
-    }
-    per_run[2] = prose_siblings(&zone, &runs[0], &canary_case, &runs[2], &canaries);
-    let vectors = per_run
-        .into_iter()
-        .enumerate()
-        .filter(|(_, v)| !v.is_empty())
-        .map(|(i, violations)| {
-            let clauses: BTreeSet<Clause> = violations.iter().map(|v| v.clause).collect();
-            Vector {
-                description: violations
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join("; "),
-                clauses: clauses.into_iter().collect(),
-                violations,
-                case: all[i].clone(),
-                expected: model::outcome(all[i]),
-                observed: runs[i].clone(),
-            }
+        }
+        per_run[2] = prose_siblings(&zone, &runs[0], &self.canary, &runs[2], &self.canaries);
+        let vectors = per_run
+            .into_iter()
+            .enumerate()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(i, violations)| {
+                let clauses: BTreeSet<Clause> = violations.iter().map(|v| v.clause).collect();
+                Vector {
+                    description: violations
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                    clauses: clauses.into_iter().collect(),
+                    violations,
+                    case: self.sibling(i),
+                    expected: model::outcome(&self.sibling(i)),
+                    observed: runs[i].clone(),
+                }
+            })
+            .collect();
+        Ok(Examined {
+            vectors,
+            skipped: false,
+            warnings,
         })
-        .collect();
-    Ok(Examined {
-        vectors,
-        skipped: false,
-        warnings,
-    })
+    }
 }
 
 fn exposure(e: Option<bool>) -> String {

@@ -202,8 +202,8 @@ pub fn exposed() -> BoxedStrategy<Option<bool>> {
 pub fn call_id() -> BoxedStrategy<String> {
     prop_oneof![
         6 => (1u32..=9).prop_map(|n| format!("c{n}")),
-        3 => "call_[A-Za-z0-9]{8,24}",
-        1 => "toolu_[A-Za-z0-9]{12}",
+        3 => matching("call_[A-Za-z0-9]{8,24}"),
+        1 => matching("toolu_[A-Za-z0-9]{12}"),
         1 => select(EDGE_IDS).prop_map(str::to_owned),
     ]
     .boxed()
@@ -222,7 +222,7 @@ pub fn canary() -> BoxedStrategy<String> {
 /// canary.
 pub fn text() -> BoxedStrategy<String> {
     prop_oneof![
-        4 => "[a-z]{1,8}( [a-z]{1,8}){0,3}",
+        4 => matching("[a-z]{1,8}( [a-z]{1,8}){0,3}"),
         1 => Just(String::new()),
         2 => select(ODD_STRINGS).prop_map(str::to_owned),
         1 => vec(any::<char>(), 1..6).prop_map(|cs| cs.into_iter().collect()),
@@ -233,7 +233,7 @@ pub fn text() -> BoxedStrategy<String> {
 /// An object key: an identifier-like word or any [`text`], the empty string
 /// included.
 pub fn key() -> BoxedStrategy<String> {
-    prop_oneof![4 => "[a-z_]{1,8}", 1 => text()].boxed()
+    prop_oneof![4 => matching("[a-z_]{1,8}"), 1 => text()].boxed()
 }
 
 /// A number exact as an IEEE-754 double: a small integer, a quarter
@@ -267,11 +267,14 @@ pub fn scalar() -> BoxedStrategy<Value> {
 /// Any JSON value nested at most `depth` containers deep, with at most three
 /// elements a container. Never a canary.
 pub fn json(depth: u32) -> BoxedStrategy<Value> {
+    // Built once, outside the closure: proptest calls it again for every
+    // value drawn.
+    let key = key();
     scalar()
-        .prop_recursive(depth, 16, 3, |inner| {
+        .prop_recursive(depth, 16, 3, move |inner| {
             prop_oneof![
                 vec(inner.clone(), 0..=3).prop_map(Value::Array),
-                vec((key(), inner), 0..=3).prop_map(object),
+                vec((key.clone(), inner), 0..=3).prop_map(object),
             ]
         })
         .boxed()
@@ -303,9 +306,18 @@ fn object(pairs: impl IntoIterator<Item = (String, Value)>) -> Value {
     Value::Object(pairs.into_iter().collect())
 }
 
+/// A string matching `regex`. The pattern is parsed once, here; a `&str`
+/// used as a strategy parses it again for every value drawn. The values, and
+/// so every seeded stream, are the same either way.
+fn matching(regex: &str) -> BoxedStrategy<String> {
+    proptest::string::string_regex(regex)
+        .expect("the generators' own patterns parse")
+        .boxed()
+}
+
 /// A URL, at least 20 characters long: `https://example.com/…`.
 pub fn url() -> BoxedStrategy<String> {
-    "[a-z0-9]{1,8}(/[a-z0-9]{1,8}){0,2}"
+    matching("[a-z0-9]{1,8}(/[a-z0-9]{1,8}){0,2}")
         .prop_map(|path| format!("https://example.com/{path}"))
         .boxed()
 }
@@ -313,7 +325,7 @@ pub fn url() -> BoxedStrategy<String> {
 /// A file name, at least 9 characters long: `Report 12.pdf`.
 pub fn file_name() -> BoxedStrategy<String> {
     (
-        "[A-Z][a-z]{2,8}",
+        matching("[A-Z][a-z]{2,8}"),
         1u32..1000,
         select(vec!["pdf", "csv", "png"]),
     )
@@ -951,16 +963,23 @@ pub fn canary_strings(case: &Case) -> Vec<String> {
 /// `Cargo.lock`; a 32-bit target may differ, as proptest scales its sampling
 /// indices by the width of `usize`.
 pub fn cases(seed: u64) -> impl Iterator<Item = Case> {
+    let mut runner = runner(seed);
+    let strategy = case();
+    // No strategy here rejects a value, so `new_tree` cannot fail.
+    std::iter::from_fn(move || strategy.new_tree(&mut runner).ok().map(|t| t.current()))
+}
+
+/// The seeded runner that [`cases`] and `rt-tool-3 diff --seed S` draw
+/// their cases from: ChaCha, seeded from `seed` alone, the same on every
+/// machine.
+pub fn runner(seed: u64) -> TestRunner {
     let config = Config {
         // Pinned, although no strategy here uses a default size.
         max_default_size_range: 100,
         ..Config::default()
     };
     let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes(seed));
-    let mut runner = TestRunner::new_with_rng(config, rng);
-    let strategy = case();
-    // No strategy here rejects a value, so `new_tree` cannot fail.
-    std::iter::from_fn(move || strategy.new_tree(&mut runner).ok().map(|t| t.current()))
+    TestRunner::new_with_rng(config, rng)
 }
 
 /// A 64-bit seed expanded to 32 bytes with SplitMix64.

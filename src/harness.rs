@@ -13,18 +13,22 @@
 //! This is the only module that does I/O with the process. Everything the
 //! process can do wrong by itself (crash, hang, garbage, an overlong line, a
 //! wrong `seq`, no `start` reply) is a [`Fault`], kept apart from verdicts:
-//! a fault is never a divergence. One process serves every request; its
-//! stdout is read by one thread, its stderr drained by another (keeping the
-//! last few KB for the report), so neither pipe can fill up and deadlock.
+//! a fault is never a divergence. One process serves every request. Three
+//! threads per process, none per request, do its I/O: one writes requests to
+//! its stdin (buffered, one flush per batch), one reads its stdout, one
+//! drains its stderr (keeping the last few KB for the report). So no pipe can
+//! fill up and deadlock, a process that stops reading cannot block the
+//! caller past the timeout, and requests can be pipelined: the caller sends
+//! the next cases while the process still answers earlier ones.
 
 use std::collections::VecDeque;
 use std::fmt;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{channel, sync_channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -133,7 +137,11 @@ enum Event {
 /// An implementation under test, started and answering.
 pub struct Process {
     child: Child,
-    stdin: Option<BufWriter<ChildStdin>>,
+    /// Request lines for the writer thread; `None` once stdin is closed.
+    stdin: Option<Sender<Vec<u8>>>,
+    /// Why writing to the process's stdin failed, if it did.
+    write_error: Arc<Mutex<Option<String>>>,
+    writer: Option<thread::JoinHandle<()>>,
     events: Receiver<Event>,
     stderr: Arc<Mutex<VecDeque<u8>>>,
     limits: Limits,
@@ -158,7 +166,10 @@ impl Process {
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| Fault::Spawn(format!("{program}: {e}")))?;
-        let stdin = child.stdin.take().map(BufWriter::new);
+        let stdin_pipe = child
+            .stdin
+            .take()
+            .ok_or_else(|| Fault::Spawn("no stdin pipe".into()))?;
         let stdout = child
             .stdout
             .take()
@@ -173,8 +184,11 @@ impl Process {
             .name("rt-tool-3 stdout".into())
             .spawn(move || {
                 let mut reader = BufReader::with_capacity(1 << 16, stdout);
+                // One buffer for every line, so a long reply's memory is
+                // reused rather than allocated afresh for each.
+                let mut line = Vec::new();
                 loop {
-                    let mut line = Vec::new();
+                    line.clear();
                     let event = match reader
                         .by_ref()
                         .take(max_line as u64 + 1)
@@ -187,7 +201,7 @@ impl Process {
                             }))
                         }
                         Ok(_) if line.len() > max_line => Event::TooLong,
-                        Ok(_) => Event::Partial(line),
+                        Ok(_) => Event::Partial(std::mem::take(&mut line)),
                         Err(e) => Event::Failed(e.to_string()),
                     };
                     let last = !matches!(event, Event::Line(_));
@@ -203,9 +217,18 @@ impl Process {
             .name("rt-tool-3 stderr".into())
             .spawn(move || drain(stderr_pipe, &tail))
             .map_err(|e| Fault::Spawn(format!("cannot start a stderr thread: {e}")))?;
+        let (stdin, requests) = channel();
+        let write_error = Arc::new(Mutex::new(None));
+        let failed = Arc::clone(&write_error);
+        let writer = thread::Builder::new()
+            .name("rt-tool-3 stdin".into())
+            .spawn(move || write_requests(stdin_pipe, &requests, &failed))
+            .map_err(|e| Fault::Spawn(format!("cannot start a writer thread: {e}")))?;
         let mut process = Process {
             child,
-            stdin,
+            stdin: Some(stdin),
+            writer: Some(writer),
+            write_error,
             events,
             stderr,
             limits,
@@ -214,7 +237,7 @@ impl Process {
             implementation: Value::Null,
             requests: 0,
         };
-        process.send(&json!({"cmd": "start", "version": PROTOCOL_VERSION}))?;
+        process.send(&json!({"cmd": "start", "version": PROTOCOL_VERSION}));
         let ready = process
             .receive()
             .map_err(|fault| Fault::NoStart(fault.to_string()))?;
@@ -239,29 +262,36 @@ impl Process {
     /// Sends several cases at once, with one flush, then reads their
     /// replies in order: one round trip instead of one per case.
     pub fn run_all(&mut self, cases: &[&Case]) -> Result<Vec<Reply>, Fault> {
-        self.send_cases(cases)?;
+        self.send_cases(cases);
         self.replies(cases.len())
     }
 
     /// Sends cases without waiting for their replies, so the caller can work
-    /// while the process does; [`Process::replies`] reads them.
-    pub fn send_cases(&mut self, cases: &[&Case]) -> Result<(), Fault> {
+    /// while the process does; [`Process::replies`] reads them, oldest
+    /// first. Sending never blocks and never fails by itself: a process that
+    /// cannot take a request shows it in the replies (it crashed, or no reply
+    /// comes within the timeout).
+    pub fn send_cases(&mut self, cases: &[&Case]) {
         #[derive(serde::Serialize)]
         struct Run<'a> {
             cmd: &'static str,
             seq: u64,
             case: &'a Case,
         }
+        let mut lines = Vec::new();
         for case in cases {
             self.seq += 1;
             self.requests += 1;
-            self.write(&Run {
-                cmd: "run",
-                seq: self.seq,
-                case,
-            })?;
+            line(
+                &mut lines,
+                &Run {
+                    cmd: "run",
+                    seq: self.seq,
+                    case,
+                },
+            );
         }
-        self.flush()
+        self.send_lines(lines);
     }
 
     /// Reads the replies to the `n` oldest requests not yet answered.
@@ -317,8 +347,16 @@ impl Process {
 
     /// Sends `stop`, and checks that nothing more was printed.
     pub fn stop(mut self) -> Result<(), Fault> {
-        let stopped = self.send(&json!({"cmd": "stop"}));
+        self.send(&json!({"cmd": "stop"}));
         self.stdin = None;
+        // Every request before `stop` was answered, so the writer is done
+        // within moments; bounded all the same.
+        if let Some(writer) = self.writer.take() {
+            let deadline = Instant::now() + Duration::from_millis(500);
+            while !writer.is_finished() && Instant::now() < deadline {
+                thread::sleep(Duration::from_millis(1));
+            }
+        }
         let extra = match self.events.recv_timeout(Duration::from_millis(500)) {
             Ok(Event::Line(line)) => Err(Fault::ExtraLines(match line {
                 Ok(value) => excerpt(&value.to_string()),
@@ -329,30 +367,32 @@ impl Process {
             }
             _ => Ok(()),
         };
-        stopped.and(extra)
+        // `stop` was the last request; if it could not be written the
+        // process had stopped reading before it was told to.
+        extra.and(match self.write_error() {
+            Some(e) => Err(self.crashed(&format!("writing stop failed ({e})"))),
+            None => Ok(()),
+        })
     }
 
-    fn send(&mut self, request: &Value) -> Result<(), Fault> {
-        self.write(request)?;
-        self.flush()
+    fn send(&mut self, request: &Value) {
+        let mut lines = Vec::new();
+        line(&mut lines, request);
+        self.send_lines(lines);
     }
 
-    /// Writes one request line into the buffer; [`Process::flush`] sends it.
-    fn write(&mut self, request: &impl serde::Serialize) -> Result<(), Fault> {
-        let Some(stdin) = self.stdin.as_mut() else {
-            return Err(Fault::Crashed("its stdin is closed".into()));
-        };
-        let written = serde_json::to_writer(&mut *stdin, request)
-            .map_err(std::io::Error::from)
-            .and_then(|()| stdin.write_all(b"\n"));
-        written.map_err(|e| self.write_failed(e))
+    /// Hands request lines to the writer thread. If it has stopped, its
+    /// error is kept and reported with the fault the replies show.
+    fn send_lines(&mut self, lines: Vec<u8>) {
+        if let Some(stdin) = &self.stdin {
+            if stdin.send(lines).is_err() {
+                self.stdin = None;
+            }
+        }
     }
 
-    fn flush(&mut self) -> Result<(), Fault> {
-        let Some(stdin) = self.stdin.as_mut() else {
-            return Err(Fault::Crashed("its stdin is closed".into()));
-        };
-        stdin.flush().map_err(|e| self.write_failed(e))
+    fn write_error(&self) -> Option<String> {
+        self.write_error.lock().ok().and_then(|e| e.clone())
     }
 
     fn receive(&mut self) -> Result<Value, Fault> {
@@ -367,26 +407,13 @@ impl Process {
             Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
                 Err(self.crashed("stdout closed"))
             }
-            Err(RecvTimeoutError::Timeout) => Err(Fault::Hung(self.limits.timeout)),
+            Err(RecvTimeoutError::Timeout) => match self.write_error() {
+                Some(e) => Err(self.crashed(&format!(
+                    "it stopped reading requests ({e}) and sent no reply"
+                ))),
+                None => Err(Fault::Hung(self.limits.timeout)),
+            },
         }
-    }
-
-    /// A request could not be written: the process is gone. What it printed
-    /// last, if anything, says more than the broken pipe does, so the replies
-    /// already on their way are read first.
-    fn write_failed(&mut self, e: std::io::Error) -> Fault {
-        self.stdin = None;
-        while self.answered < self.seq {
-            self.answered += 1;
-            let seq = self.answered;
-            if let Err(fault) = self.reply(seq) {
-                return match fault {
-                    Fault::Hung(_) => self.crashed(&format!("writing a request failed ({e})")),
-                    other => other,
-                };
-            }
-        }
-        self.crashed(&format!("writing a request failed ({e})"))
     }
 
     fn crashed(&mut self, what: &str) -> Fault {
@@ -414,6 +441,36 @@ impl Drop for Process {
         if wait_briefly(&mut self.child).is_none() {
             let _ = self.child.kill();
             let _ = self.child.wait();
+        }
+    }
+}
+
+/// Appends `request` to `lines` as one line of JSON.
+fn line(lines: &mut Vec<u8>, request: &impl serde::Serialize) {
+    // Serializing a `Case` or a `Value` to memory cannot fail: every map
+    // key is a string.
+    let _ = serde_json::to_writer(&mut *lines, request);
+    lines.push(b'\n');
+}
+
+/// The writer thread: writes request lines to the process's stdin as they
+/// come, flushing once whatever is queued has been written. On a write error
+/// it notes the error and ends, closing stdin; so does the end of requests.
+fn write_requests(stdin: ChildStdin, requests: &Receiver<Vec<u8>>, failed: &Mutex<Option<String>>) {
+    let mut stdin = BufWriter::with_capacity(1 << 16, stdin);
+    while let Ok(lines) = requests.recv() {
+        let mut written = stdin.write_all(&lines);
+        while written.is_ok() {
+            match requests.try_recv() {
+                Ok(more) => written = stdin.write_all(&more),
+                Err(_) => break,
+            }
+        }
+        if let Err(e) = written.and_then(|()| stdin.flush()) {
+            if let Ok(mut failed) = failed.lock() {
+                *failed = Some(e.to_string());
+            }
+            return;
         }
     }
 }

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::model::{self, Zone};
-use crate::wire::{kind, Case, ToolArtifact};
+use crate::wire::{kind, Case, Outcome, ToolArtifact};
 
 /// A clause of RT-TOOL-3, or the RT-TOOL-2 filter it relies on.
 #[derive(
@@ -147,14 +147,23 @@ impl fmt::Display for NotAnOutcome {
 
 /// Judges an observed outcome against the rule.
 pub fn judge(case: &Case, observed: &Value, options: Options) -> Result<Judgement, NotAnOutcome> {
-    judge_in_zone(case, model::zone(case), observed, options)
+    judge_against(
+        case,
+        model::zone(case),
+        &model::outcome(case),
+        observed,
+        options,
+    )
 }
 
-/// [`judge`], with the case's zone already known (it does not depend on the
-/// exposure, so sibling cases that differ in it alone share one).
-pub fn judge_in_zone(
+/// [`judge`], with the case's zone and its reference outcome
+/// ([`model::outcome`]) already worked out: siblings that differ in the
+/// exposure alone share the zone, and their reference outcomes differ only
+/// in `exposed`.
+pub fn judge_against(
     case: &Case,
     zone: Zone,
+    reference: &Outcome,
     observed: &Value,
     options: Options,
 ) -> Result<Judgement, NotAnOutcome> {
@@ -164,7 +173,6 @@ pub fn judge_in_zone(
             kind(observed)
         )));
     };
-    let reference = model::outcome(case);
     let mut j = Judge {
         case,
         strict: zone == Zone::Strict,

@@ -2,7 +2,8 @@
 //! seeded fault, each caught and attributed to its clause; process faults
 //! end with exit 2, one line naming the case, within the timeout.
 
-use std::process::{Command, Output};
+use std::io::Read;
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -10,6 +11,8 @@ use serde_json::Value;
 const BIN: &str = env!("CARGO_BIN_EXE_rt-tool-3");
 
 /// Runs `diff` against `serve` with `serve_args`, from a fresh directory.
+/// A `diff` still running after [`WATCHDOG`] is killed and the test fails:
+/// a stuck oracle must show up as a failure, not as a stuck test suite.
 fn diff(
     name: &str,
     diff_args: &[&str],
@@ -18,7 +21,7 @@ fn diff(
     let dir = std::env::temp_dir().join(format!("rt-tool-3-oracle-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let started = Instant::now();
-    let out = Command::new(BIN)
+    let mut child = Command::new(BIN)
         .current_dir(&dir)
         .arg("diff")
         .args(diff_args)
@@ -26,10 +29,42 @@ fn diff(
         .arg(BIN)
         .arg("serve")
         .args(serve_args)
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .expect("diff runs");
+    let read = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = read(child.stdout.take().map(|p| Box::new(p) as _));
+    let stderr = read(child.stderr.take().map(|p| Box::new(p) as _));
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("diff waits") {
+            break status;
+        }
+        if started.elapsed() > WATCHDOG {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{name}: diff still running after {WATCHDOG:?}: {diff_args:?} against serve {serve_args:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let out = Output {
+        status,
+        stdout: stdout.join().expect("stdout read"),
+        stderr: stderr.join().expect("stderr read"),
+    };
     (out, started.elapsed(), dir)
 }
+
+/// How long any `diff` here may take.
+const WATCHDOG: Duration = Duration::from_secs(120);
 
 #[test]
 fn conforming_server_passes() {
@@ -163,6 +198,31 @@ fn process_fault(fault: &str, seed: &str, says: &str) {
         );
     }
     assert!(took < Duration::from_secs(60), "{fault} took {took:?}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A process that stops reading its stdin while a case larger than a pipe
+/// holds is on its way must not block `diff`: requests are written by their
+/// own thread, and the wait for the reply is bounded by `--timeout`. Seed 272
+/// puts a case of about 0.5 MB second, and `hang` stops reading at the
+/// second case's first request.
+#[test]
+fn a_hang_with_a_large_case_unread_still_ends_in_the_timeout() {
+    let second = rt_tool_3::gen::cases(272).nth(1).expect("a second case");
+    let bytes = serde_json::to_vec(&second).expect("encodes").len();
+    assert!(
+        bytes > 256 << 10,
+        "seed 272 no longer makes a large second case ({bytes} bytes): pick another seed"
+    );
+    let (out, took, dir) = diff(
+        "hang-large",
+        &["--cases", "5", "--seed", "272", "--timeout", "2"],
+        &["--fault", "hang"],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("hung: no reply within 2s"), "{err}");
+    assert!(took < Duration::from_secs(30), "took {took:?}");
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -205,15 +205,29 @@ pub fn zone_sized(case: &Case, size: &dyn Fn(&Value) -> usize) -> Zone {
 /// non-ASCII character escaped as `\uXXXX` (twice for one outside the Basic
 /// Multilingual Plane) and `/` as `\/`, as PHP's `json_encode` does by default.
 pub fn encoded_len(v: &Value) -> usize {
+    /// What each byte of UTF-8 costs encoded. A character is charged to its
+    /// first byte: `é` (two bytes) and `€` (three) are one UTF-16 unit, 6
+    /// bytes as `\u00e9`; `😀` (four) is two, 12 bytes as `\ud83d\ude00`.
+    const COST: [u8; 256] = {
+        let mut cost = [0u8; 256];
+        let mut b = 0;
+        while b < 256 {
+            cost[b] = match b as u8 {
+                b'"' | b'\\' | b'/' | 0x08 | 0x0c | b'\n' | b'\r' | b'\t' => 2,
+                0x00..=0x1f => 6,
+                0x20..=0x7f => 1,
+                0x80..=0xbf => 0,
+                0xc0..=0xef => 6,
+                0xf0..=0xff => 12,
+            };
+            b += 1;
+        }
+        cost
+    };
     fn string_len(s: &str) -> usize {
         2 + s
-            .chars()
-            .map(|c| match c {
-                '"' | '\\' | '/' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
-                c if c < ' ' => 6,
-                c if c.is_ascii() => 1,
-                c => 6 * c.len_utf16(),
-            })
+            .bytes()
+            .map(|b| usize::from(COST[usize::from(b)]))
             .sum::<usize>()
     }
     match v {

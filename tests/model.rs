@@ -24,6 +24,7 @@ fn encoded_len_is_the_longest_plausible_encoding() {
         (r#""\u0001\u001f""#, 14),
         ("\"\u{7f}\"", 3),
         (r#""é""#, 8),
+        (r#""€""#, 8),
         (r#""😀""#, 14),
         ("[]", 2),
         ("[1]", 3),
@@ -35,6 +36,24 @@ fn encoded_len_is_the_longest_plausible_encoding() {
     for (text, len) in rows {
         let value: Value = serde_json::from_str(text).expect("json");
         assert_eq!(encoded_len(&value), *len, "{text}");
+    }
+}
+
+/// Every Unicode scalar value, alone in a string, costs what the rule for
+/// one character says: two bytes for the short escapes (and `/`), six for
+/// another control character, one for the rest of ASCII, and six for each
+/// UTF-16 unit of anything else.
+#[test]
+fn encoded_len_of_every_character() {
+    for c in (0..=0x10_ffff).filter_map(char::from_u32) {
+        let expected = match c {
+            '"' | '\\' | '/' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
+            c if c < ' ' => 6,
+            c if c.is_ascii() => 1,
+            c => 6 * c.len_utf16(),
+        };
+        let value = Value::String(c.to_string());
+        assert_eq!(encoded_len(&value), 2 + expected, "U+{:04X}", u32::from(c));
     }
 }
 

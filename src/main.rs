@@ -15,6 +15,12 @@ use rt_tool_3::model::Zone;
 use rt_tool_3::serve;
 use rt_tool_3::wire::Case;
 
+/// mimalloc keeps freed memory for reuse instead of handing each large
+/// buffer back to the system and faulting it in again: `diff` and `serve`
+/// churn through many short-lived buffers of up to a few MB.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "rt-tool-3",

@@ -242,6 +242,46 @@ fn a_flood_on_stderr_is_drained_not_a_fault() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// `diff --seed S` sends the cases `cases --seed S` prints, in order, each
+/// followed by its two siblings: a user can replay exactly what `diff` ran.
+#[test]
+fn diff_sends_the_cases_that_cases_prints_for_the_same_seed() {
+    let dir = std::env::temp_dir().join(format!("rt-tool-3-seeded-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let log = dir.join("requests.jsonl");
+    let out = Command::new(BIN)
+        .args(["diff", "--cases", "6", "--seed", "11", "--", "sh", "-c"])
+        .arg(format!("tee '{}' | '{BIN}' serve", log.display()))
+        .output()
+        .expect("diff runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sent: Vec<Value> = std::fs::read_to_string(&log)
+        .expect("requests logged")
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("a request"))
+        .filter(|r| r["cmd"] == "run")
+        .collect();
+    let printed = Command::new(BIN)
+        .args(["cases", "--count", "6", "--seed", "11"])
+        .output()
+        .expect("cases runs");
+    let cases: Vec<Value> = String::from_utf8_lossy(&printed.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a case"))
+        .collect();
+    assert_eq!(sent.len(), 3 * cases.len());
+    for (i, case) in cases.iter().enumerate() {
+        assert_eq!(&sent[3 * i]["case"], case, "case {i}");
+        assert_eq!(sent[3 * i]["seq"], Value::from(3 * i + 1));
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 #[test]
 fn a_missing_command_is_a_clear_error() {
     let out = Command::new(BIN)

@@ -306,10 +306,32 @@ fn pairs(text: &str) -> serde_json::Result<Vec<(String, &RawValue)>> {
         }
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
             let mut pairs: Vec<(String, &'de RawValue)> = Vec::new();
+            // Where each key sits, once there are too many keys to look
+            // through one by one: a hostile object of 100,000 keys would
+            // otherwise take seconds.
+            let mut index: HashMap<String, usize> = HashMap::new();
             while let Some((k, v)) = map.next_entry::<String, &'de RawValue>()? {
-                match pairs.iter_mut().find(|(seen, _)| *seen == k) {
-                    Some(slot) => slot.1 = v,
-                    None => pairs.push((k, v)),
+                let seen = match pairs.len() {
+                    0..=15 => pairs.iter().position(|(seen, _)| *seen == k),
+                    _ => {
+                        if index.is_empty() {
+                            index = pairs
+                                .iter()
+                                .enumerate()
+                                .map(|(i, (k, _))| (k.clone(), i))
+                                .collect();
+                        }
+                        index.get(&k).copied()
+                    }
+                };
+                match seen {
+                    Some(at) => pairs[at].1 = v,
+                    None => {
+                        if !index.is_empty() {
+                            index.insert(k.clone(), pairs.len());
+                        }
+                        pairs.push((k, v));
+                    }
                 }
             }
             Ok(pairs)

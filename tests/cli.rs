@@ -296,6 +296,28 @@ fn hostile_input() {
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
 
+/// A repeated key keeps its last value in a short object and in a long one
+/// (past 16 keys the parser looks keys up in an index rather than one by
+/// one; 100,000 keys took 11 s one by one, 0.15 s with the index).
+#[test]
+fn a_repeated_key_keeps_its_last_value_however_many_keys() {
+    for n in [2, 40, 100_000] {
+        let filler: String = (0..n).map(|i| format!(r#""k{i}":{i},"#)).collect();
+        let case = format!(
+            r#"{{"calls":[{{"tool_call_id":"c1","result":{{"success":true,"data":"d","artifacts":[
+                {{"type":"a","payload":{{"v":1}},{filler}"type":"b","payload":{{"v":2}}}}]}}}}]}}"#
+        );
+        let out = run(&["verdict"], case.as_bytes());
+        assert_eq!(out.status.code(), Some(0), "{n} keys");
+        let outcome: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        assert_eq!(
+            outcome["tool_artifacts"],
+            serde_json::json!([{"type": "b", "payload": {"v": 2}, "tool_call_id": "c1"}]),
+            "{n} keys"
+        );
+    }
+}
+
 fn cases(count: &str, seed: &str) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_rt-tool-3"))
         .args(["cases", "--count", count, "--seed", seed])

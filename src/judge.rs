@@ -286,9 +286,14 @@ impl Judge<'_> {
             let Some((kind_, payload, id)) = self.entry_shape(i, entry) else {
                 continue;
             };
+            // The cheap tests first: the JSON comparison only for an unused
+            // artifact of the claimed call.
             let found = pool.iter().enumerate().find_map(|(p, want)| {
+                if used[p] || want.tool_call_id != id {
+                    return None;
+                }
                 let eq = entry_eq(want, kind_, payload);
-                (!used[p] && want.tool_call_id == id && eq != Eq::Different).then_some((p, eq))
+                (eq != Eq::Different).then_some((p, eq))
             });
             if let Some((p, eq)) = found {
                 used[p] = true;

@@ -144,9 +144,47 @@ pub fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Refusal>
     check_depth(bytes)?;
     let mut de = serde_json::Deserializer::from_slice(bytes);
     de.disable_recursion_limit();
-    let value = T::deserialize(&mut de).map_err(|e| Refusal(e.to_string()))?;
-    de.end().map_err(|e| Refusal(e.to_string()))?;
+    let value = T::deserialize(&mut de).map_err(refusal)?;
+    de.end().map_err(refusal)?;
     Ok(value)
+}
+
+/// Whether a `\u` escape in a JSON text (one already checked as JSON) is a
+/// UTF-16 surrogate without its other half: `\ud800` alone, or `\udc00`
+/// not after one. Every backslash starts an escape, so one pass over them in
+/// order reads each escape once.
+fn has_lone_surrogate(bytes: &[u8]) -> bool {
+    let unit = |at: usize| -> Option<u16> {
+        let hex = bytes.get(at..at + 6)?.strip_prefix(b"\\u")?;
+        u16::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()
+    };
+    let mut at = 0;
+    while let Some(found) = bytes
+        .get(at..)
+        .and_then(|rest| rest.iter().position(|&b| b == b'\\'))
+    {
+        at += found;
+        match unit(at) {
+            Some(0xd800..=0xdbff) if matches!(unit(at + 6), Some(0xdc00..=0xdfff)) => at += 12,
+            Some(0xd800..=0xdfff) => return true,
+            Some(_) => at += 6,
+            None => at += 2,
+        }
+    }
+    false
+}
+
+/// serde_json's error as a refusal, with a word on `\u` escapes, whose
+/// messages ("unexpected end of hex escape", "lone leading surrogate") say
+/// little by themselves.
+fn refusal(e: serde_json::Error) -> Refusal {
+    let mut text = e.to_string();
+    if text.contains("hex escape") {
+        text.push_str(
+            " (a \\u escape takes four hex digits, and one from \\uD800 to \\uDFFF must be half of a surrogate pair: alone it is no Unicode character)",
+        );
+    }
+    Refusal(text)
 }
 
 /// Refuses a document nested deeper than [`MAX_DEPTH`], before it is parsed.
@@ -220,10 +258,22 @@ impl<'de> RawCase<'de> {
         let table = RefCell::new(Vec::new());
         let mut de = serde_json::Deserializer::from_slice(bytes);
         de.disable_recursion_limit();
-        let case = de
+        let parsed = de
             .deserialize_map(CaseVisitor { raw: Some(&table) })
-            .map_err(|e| Refusal(e.to_string()))?;
-        de.end().map_err(|e| Refusal(e.to_string()))?;
+            .and_then(|case| de.end().map(|()| case));
+        // A part parsed on its own (a string inside a result, say) reports
+        // where it failed within that part; the whole case parsed as one
+        // tree reports the line and column in the document.
+        let case = parsed.map_err(|e| match parse::<Case>(bytes) {
+            Err(whole) => whole,
+            Ok(_) => refusal(e),
+        })?;
+        // The bulk left raw was checked as JSON, but serde_json checks a
+        // `\u` escape's surrogate pairing only when it decodes the string;
+        // the whole case, parsed as a tree, says where the lone one is.
+        if has_lone_surrogate(bytes) {
+            parse::<Case>(bytes)?;
+        }
         Ok(RawCase {
             case,
             raw: table.into_inner(),

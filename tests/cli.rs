@@ -70,6 +70,20 @@ fn verdict_refuses_invalid_cases() {
         ),
         (b"{\"calls\": [{\"tool_call_id\": \"c\xff\", \"result\": 1}]}", "invalid unicode code point"),
         (nested.as_bytes(), "nesting deeper than 512 levels at line 1 column 550"),
+        // A lone UTF-16 surrogate escape, wherever it is: where the whole
+        // document has it, and what a `\u` escape must be.
+        (
+            b"{\"calls\":[{\"tool_call_id\":\"c1\",\"result\":{\"success\":true,\n\"data\":\"\\ud800x\"}}]}",
+            "at line 2 column 15 (a \\u escape takes four hex digits",
+        ),
+        (
+            br#"{"calls":[{"tool_call_id":"c1","result":{"success":true,"data":{"s":"\udc00"}}}]}"#,
+            "must be half of a surrogate pair",
+        ),
+        (
+            br#"{"calls":[{"tool_call_id":"c1","result":{"success":true,"data":"d","artifacts":[{"type":"t","payload":{"s":"\ud83d\ud83d"}}]}}]}"#,
+            "must be half of a surrogate pair",
+        ),
         (b"", "EOF while parsing"),
     ];
     for (input, needle) in table {
@@ -294,6 +308,25 @@ fn hostile_input() {
         String::from_utf8_lossy(&out.stdout)
     );
     std::fs::remove_dir_all(&dir).expect("clean up");
+}
+
+/// A surrogate pair, an escaped backslash before `ud800` and a plain `\u`
+/// escape are all valid, in `data` and in a payload kept raw.
+#[test]
+fn verdict_reads_valid_unicode_escapes() {
+    let case = br#"{"calls":[{"tool_call_id":"c1","result":{"success":true,"data":{"d":"\\ud800 \ud83d\ude00"},"artifacts":[{"type":"t","payload":{"s":"\\ud800 \ud83d\ude00 \u00e9"}}]}}]}"#;
+    let out = run(&["verdict"], case);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let outcome: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        outcome["tool_artifacts"][0]["payload"]["s"],
+        "\\ud800 \u{1f600} \u{e9}"
+    );
 }
 
 /// A repeated key keeps its last value in a short object and in a long one

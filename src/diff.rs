@@ -481,6 +481,7 @@ impl Sent {
             .filter(|(_, v)| !v.is_empty())
             .map(|(i, violations)| {
                 let clauses: BTreeSet<Clause> = violations.iter().map(|v| v.clause).collect();
+                let case = self.sibling(i);
                 Vector {
                     description: violations
                         .iter()
@@ -489,8 +490,8 @@ impl Sent {
                         .join("; "),
                     clauses: clauses.into_iter().collect(),
                     violations,
-                    case: self.sibling(i),
-                    expected: model::outcome(&self.sibling(i)),
+                    expected: model::outcome(&case),
+                    case,
                     observed: runs[i].clone(),
                 }
             })

@@ -400,6 +400,9 @@ fn payload_feature() -> BoxedStrategy<(String, Value)> {
             };
             ("text".to_owned(), Value::String(text))
         }),
+        // A `tool_call_id` at the payload's top level, where a runtime that
+        // spreads the payload into the entry picks it up.
+        1 => spoofed_id().prop_map(|id| ("tool_call_id".to_owned(), id)),
         // A `tool_call_id` nested 1 to 4 objects deep.
         2 => (nest, 0usize..4, spoofed_id()).prop_map(|(k, depth, id)| {
             let inner = (0..depth).fold(object([("tool_call_id".to_owned(), id)]), |v, _| {
@@ -572,9 +575,9 @@ pub fn artifact_entry() -> BoxedStrategy<Value> {
 // Results
 
 /// A result's `data` (`None`: no `data` key): the rule's `{"result": …}`
-/// shape, a string, null, absent, any small JSON, an object smuggling an
-/// `artifacts` key, a deep value, or text with a delimiter-like string
-/// ([`DELIMITERS`]). Never a canary or a mark.
+/// shape, a string, null, absent, any small JSON, a deep value, or text with
+/// a delimiter-like string ([`DELIMITERS`]). Never a canary or a mark, and
+/// never RT-TOOL-2's reserved `artifacts` key (that is a lenient twist).
 pub fn data() -> BoxedStrategy<Option<Value>> {
     prop_oneof![
         4 => text().prop_map(|t| Some(json!({"result": t}))),
@@ -582,13 +585,6 @@ pub fn data() -> BoxedStrategy<Option<Value>> {
         1 => Just(Some(Value::Null)),
         1 => Just(None),
         3 => json(3).prop_map(Some),
-        1 => (text(), vec((select(TYPES), plain_payload()), 1..=2)).prop_map(|(t, entries)| {
-            let entries: Vec<Value> = entries
-                .into_iter()
-                .map(|(kind, p)| json!({"type": kind, "payload": p}))
-                .collect();
-            Some(json!({"result": t, "artifacts": entries}))
-        }),
         1 => deep(20).prop_map(Some),
         2 => (text(), select(DELIMITERS), text(), any::<bool>()).prop_map(|(a, d, b, wrap)| {
             let s = format!("{a}{d}{b}");
@@ -815,6 +811,10 @@ enum Twist {
     TooMany(Vec<Value>),
     /// The call succeeds and keeps a payload this many bytes long, and a canary.
     TooBig(usize, String),
+    /// `data` still carries RT-TOOL-2's reserved `artifacts` key, holding
+    /// these entries (a `data` that is not an object becomes `{"result":
+    /// data}` first).
+    Reserved(Vec<Value>),
 }
 
 fn twist() -> BoxedStrategy<Twist> {
@@ -841,8 +841,10 @@ fn twist() -> BoxedStrategy<Twist> {
             Just(Some(json!(1))),
             Just(Some(Value::Null)),
             Just(Some(json!("yes"))),
+            Just(Some(json!("false"))),
         ]
         .prop_map(Twist::Success),
+        vec(artifact_entry(), 0..=3).prop_map(Twist::Reserved),
         prop_oneof![
             many_entries(51..=56).prop_map(Twist::TooMany),
             (OVERSIZE..OVERSIZE + 8_000, canary()).prop_map(|(n, c)| Twist::TooBig(n, c)),
@@ -882,6 +884,17 @@ fn apply(twist: Twist, result: &mut Value) {
                 Some(v) => m.insert("success".into(), v),
                 None => m.shift_remove("success"),
             };
+            *result = Value::Object(m);
+        }
+        Twist::Reserved(entries) => {
+            let mut m = fields(result);
+            let mut data = match m.shift_remove("data") {
+                Some(Value::Object(d)) => d,
+                None | Some(Value::Null) => Map::new(),
+                Some(other) => Map::from_iter([("result".to_owned(), other)]),
+            };
+            data.insert("artifacts".into(), Value::Array(entries));
+            m.insert("data".into(), Value::Object(data));
             *result = Value::Object(m);
         }
         Twist::TooMany(entries) => keep(result, entries),

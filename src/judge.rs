@@ -24,9 +24,14 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::model::{self, Zone};
-use crate::wire::{kind, Case, Outcome, ToolArtifact};
+use crate::wire::{kind, Call, Case, Message, Outcome, ToolArtifact};
 
-/// A clause of RT-TOOL-3, or the RT-TOOL-2 filter it relies on.
+/// What a finding cites: a paragraph of RT-TOOL-3, a neighbouring rule the
+/// clauses rely on, or the wire contract itself.
+///
+/// The specification cites a clause by paragraph, `RT-TOOL-3 ¶1` … `¶4`
+/// (a dotted `RT-TOOL-3.1` would read as the id of another rule), and a
+/// neighbouring rule by its id. Every clause is named once, here.
 #[derive(
     Clone,
     Copy,
@@ -41,33 +46,98 @@ use crate::wire::{kind, Case, Outcome, ToolArtifact};
     schemars::JsonSchema,
 )]
 pub enum Clause {
-    /// Clause 1: key by key, real call ids, every kept artifact once.
-    #[serde(rename = "RT-TOOL-3.1")]
+    /// ¶1: key by key, real call ids, every kept artifact once.
+    #[serde(rename = "RT-TOOL-3 ¶1")]
     KeyByKey,
-    /// Clause 2: not exposed by default.
-    #[serde(rename = "RT-TOOL-3.2")]
+    /// ¶2: not exposed by default.
+    #[serde(rename = "RT-TOOL-3 ¶2")]
     NotExposedByDefault,
-    /// Clause 3: prose from `data` alone.
-    #[serde(rename = "RT-TOOL-3.3")]
+    /// ¶3: prose from `data` alone.
+    #[serde(rename = "RT-TOOL-3 ¶3")]
     ProseFromData,
-    /// Clause 4: delivery regardless of exposure.
-    #[serde(rename = "RT-TOOL-3.4")]
+    /// ¶4: delivery regardless of exposure.
+    #[serde(rename = "RT-TOOL-3 ¶4")]
     DeliveryRegardless,
-    /// RT-TOOL-2: malformed entries and failed calls surface nothing.
+    /// RT-TOOL-2: malformed entries and calls that did not succeed surface
+    /// nothing.
     #[serde(rename = "RT-TOOL-2")]
     Filter,
+    /// RT-TOOL-6: what an implementation must still deliver above its
+    /// bounds, and that a run over them is not failed.
+    #[serde(rename = "RT-TOOL-6")]
+    Bounds,
+    /// Not a rule: the outcome is not of the contract's shape (a missing
+    /// key, a wrong type, a message for no call or two for one).
+    #[serde(rename = "protocol")]
+    Protocol,
+}
+
+/// A [`Clause`] as structured JSON: `{"rule": "RT-TOOL-3", "paragraph": 1}`,
+/// `{"rule": "RT-TOOL-2", "paragraph": null}`, or both null for the
+/// contract.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Cite {
+    /// The rule's id, when a rule is broken.
+    pub rule: Option<&'static str>,
+    /// The paragraph of that rule, when the citation names one.
+    pub paragraph: Option<u8>,
 }
 
 impl Clause {
-    /// The clause's id, as the contract spells it.
+    /// Every clause, in citation order.
+    pub const ALL: [Clause; 7] = [
+        Clause::KeyByKey,
+        Clause::NotExposedByDefault,
+        Clause::ProseFromData,
+        Clause::DeliveryRegardless,
+        Clause::Filter,
+        Clause::Bounds,
+        Clause::Protocol,
+    ];
+
+    /// The citation as the specification writes it: `RT-TOOL-3 ¶1`,
+    /// `RT-TOOL-2`; `protocol` for the contract.
     pub fn id(self) -> &'static str {
         match self {
-            Clause::KeyByKey => "RT-TOOL-3.1",
-            Clause::NotExposedByDefault => "RT-TOOL-3.2",
-            Clause::ProseFromData => "RT-TOOL-3.3",
-            Clause::DeliveryRegardless => "RT-TOOL-3.4",
+            Clause::KeyByKey => "RT-TOOL-3 ¶1",
+            Clause::NotExposedByDefault => "RT-TOOL-3 ¶2",
+            Clause::ProseFromData => "RT-TOOL-3 ¶3",
+            Clause::DeliveryRegardless => "RT-TOOL-3 ¶4",
             Clause::Filter => "RT-TOOL-2",
+            Clause::Bounds => "RT-TOOL-6",
+            Clause::Protocol => "protocol",
         }
+    }
+
+    /// What the clause asks, in a few words.
+    pub fn title(self) -> &'static str {
+        match self {
+            Clause::KeyByKey => {
+                "artifacts on their own port, built key by key with the call's real id"
+            }
+            Clause::NotExposedByDefault => "the port not exposed by default",
+            Clause::ProseFromData => "each call's prose from its own result's data alone",
+            Clause::DeliveryRegardless => "delivery regardless of exposure",
+            Clause::Filter => "malformed entries and calls that did not succeed surface nothing",
+            Clause::Bounds => {
+                "above the floors, only what a bound may drop is missing, and the run is not failed"
+            }
+            Clause::Protocol => "the outcome has the contract's shape",
+        }
+    }
+
+    /// The citation, structured.
+    pub fn cite(self) -> Cite {
+        let (rule, paragraph) = match self {
+            Clause::KeyByKey => (Some(crate::RULE), Some(1)),
+            Clause::NotExposedByDefault => (Some(crate::RULE), Some(2)),
+            Clause::ProseFromData => (Some(crate::RULE), Some(3)),
+            Clause::DeliveryRegardless => (Some(crate::RULE), Some(4)),
+            Clause::Filter => (Some("RT-TOOL-2"), None),
+            Clause::Bounds => (Some("RT-TOOL-6"), None),
+            Clause::Protocol => (None, None),
+        };
+        Cite { rule, paragraph }
     }
 }
 
@@ -78,12 +148,26 @@ impl fmt::Display for Clause {
 }
 
 /// One broken clause, said so a person can act on it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// As JSON: `{"clause": "RT-TOOL-3 ¶1", "cite": {"rule": "RT-TOOL-3",
+/// "paragraph": 1}, "message": "…"}`.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct Violation {
     /// The clause broken.
     pub clause: Clause,
     /// What is wrong, naming the call and the artifact.
     pub message: String,
+}
+
+impl Serialize for Violation {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut v = s.serialize_struct("Violation", 3)?;
+        v.serialize_field("clause", &self.clause)?;
+        v.serialize_field("cite", &self.clause.cite())?;
+        v.serialize_field("message", &self.message)?;
+        v.end()
+    }
 }
 
 impl fmt::Display for Violation {
@@ -92,15 +176,48 @@ impl fmt::Display for Violation {
     }
 }
 
-/// How the prose is judged.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// How the prose is judged: which reading of ¶3.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    clap::ValueEnum,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum ProseMode {
-    /// Only clause 3 itself: no leak (and, with siblings, no change).
+    /// ¶3 as the oracle reads it by default: each call's prose comes from
+    /// its own `data`, never from artifacts, decoys or a successful call's
+    /// `error`; a failed call's `error` may shape it (no rule says where a
+    /// failure's prose comes from: see [`crate::reading`]).
     #[default]
     DataOnly,
-    /// Also demand the reference rendering of `data`.
+    /// The letter of ¶3, "from a result's `data` alone": a failed call's
+    /// `error` may not reach its prose either.
+    Letter,
+    /// The letter, and the reference rendering of `data` as well.
     Exact,
+}
+
+impl ProseMode {
+    /// The reading's name, as `--prose` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ProseMode::DataOnly => "data-only",
+            ProseMode::Letter => "letter",
+            ProseMode::Exact => "exact",
+        }
+    }
+
+    /// Whether a call that did not succeed may have its `error` in its prose.
+    pub fn failed_error_allowed(self) -> bool {
+        self == ProseMode::DataOnly
+    }
 }
 
 /// How strictly to judge what is not normative.
@@ -124,8 +241,13 @@ pub struct Judgement {
     /// Every broken clause; empty when the outcome conforms.
     pub violations: Vec<Violation>,
     /// Differences that are not violations: numbers the implementation's
-    /// language could not hold exactly.
+    /// language could not hold exactly, artifacts of one call in another
+    /// order than the call returned them, messages out of call order.
     pub warnings: Vec<String>,
+    /// Which of `violations` are about the `tool_artifacts` port (`diff`
+    /// judges the port on the run with the port exposed).
+    #[serde(skip)]
+    pub port: std::ops::Range<usize>,
 }
 
 impl Judgement {
@@ -173,9 +295,11 @@ pub fn judge_against(
             kind(observed)
         )));
     };
+    let strict = zone == Zone::Strict;
     let mut j = Judge {
         case,
-        strict: zone == Zone::Strict,
+        strict,
+        bounded: !strict && model::shape_reasons(case).is_empty(),
         options,
         violations: Vec::new(),
         warnings: Vec::new(),
@@ -188,37 +312,44 @@ pub fn judge_against(
         }
     }
     let exposed = j.exposure(observed.get("exposed"), reference.exposed);
+    let start = j.violations.len();
     j.artifacts(
         observed.get("tool_artifacts"),
         &reference.tool_artifacts,
         exposed,
     );
+    let port = start..j.violations.len();
     j.prose(observed.get("messages"), &reference.messages);
     Ok(Judgement {
         zone,
         violations: j.violations,
         warnings: j.warnings,
+        port,
     })
 }
 
 struct Judge<'a> {
     case: &'a Case,
     strict: bool,
+    /// Lenient only because the run is over RT-TOOL-6's floors: what must
+    /// still be delivered is known ([`model::may_drop`]).
+    bounded: bool,
     options: Options,
     violations: Vec<Violation>,
     warnings: Vec<String>,
 }
 
 /// Where an observed artifact's `type` and `payload` came from.
-enum Source {
-    /// Kept artifact `index` of call `call` (the index among its kept ones).
-    Kept { call: usize, index: usize },
-    /// An entry the call returned but RT-TOOL-2 drops.
-    Dropped {
+enum Source<'v> {
+    /// Kept artifact `index` of call `call` (the index among its kept ones),
+    /// the entry the tool returned.
+    Kept {
         call: usize,
-        entry: usize,
-        why: String,
+        index: usize,
+        entry: &'v Value,
     },
+    /// An entry a call returned but RT-TOOL-2 drops: which, and why.
+    Dropped { entry: String, why: String },
     /// Nowhere in any call's artifacts.
     Nowhere,
 }
@@ -230,25 +361,28 @@ impl Judge<'_> {
 
     /// Clause 2: the observed exposure. Returns it when it is a boolean.
     fn exposure(&mut self, observed: Option<&Value>, expected: bool) -> Option<bool> {
-        let why = match (self.case.exposed, observed) {
+        let (clause, why) = match (self.case.exposed, observed) {
             (_, Some(Value::Bool(b))) if *b == expected => return Some(*b),
-            (None, Some(Value::Bool(true))) => {
-                "the author made no choice, yet the port is exposed".to_string()
-            }
-            (Some(choice), Some(Value::Bool(b))) => {
-                format!("the author set exposed: {choice}, yet the outcome says exposed: {b}")
-            }
-            (_, Some(other)) => {
-                format!("the outcome's `exposed` is {}, not a boolean", kind(other))
-            }
-            (_, None) => "the outcome has no `exposed`".to_string(),
+            (None, Some(Value::Bool(true))) => (
+                Clause::NotExposedByDefault,
+                "the author made no choice, yet the port is exposed".to_string(),
+            ),
+            (Some(choice), Some(Value::Bool(b))) => (
+                Clause::NotExposedByDefault,
+                format!("the author set exposed: {choice}, yet the outcome says exposed: {b}"),
+            ),
+            (_, Some(other)) => (
+                Clause::Protocol,
+                format!("the outcome's `exposed` is {}, not a boolean", kind(other)),
+            ),
+            (_, None) => (Clause::Protocol, "the outcome has no `exposed`".to_string()),
         };
-        self.violation(Clause::NotExposedByDefault, why);
+        self.violation(clause, why);
         observed.and_then(Value::as_bool)
     }
 
-    /// Clause 1 and RT-TOOL-2 (and clause 4 where one outcome shows it): the
-    /// `tool_artifacts` port.
+    /// Clause 1 and RT-TOOL-2 (and clause 4 where one outcome shows it, and
+    /// RT-TOOL-6 above the floors): the `tool_artifacts` port.
     fn artifacts(
         &mut self,
         observed: Option<&Value>,
@@ -260,22 +394,24 @@ impl Judge<'_> {
             Some(Value::Array(entries)) => entries.as_slice(),
             Some(other) => {
                 let msg = format!("tool_artifacts is {}, not a list", kind(other));
-                return self.violation(Clause::KeyByKey, msg);
+                return self.violation(Clause::Protocol, msg);
             }
             None if hidden => {
-                let msg = "the outcome has no tool_artifacts while the port is hidden: hiding it must not strip it (EXPO-14)".to_string();
-                return self.violation(Clause::DeliveryRegardless, msg);
+                let msg = "the outcome has no tool_artifacts while the port is hidden (a runtime that strips hidden outputs, EXPO-14, from the result breaks RT-TOOL-3 ¶4; `diff` tells the two apart by running the case exposed too)".to_string();
+                return self.violation(Clause::Protocol, msg);
             }
             None => {
                 return self.violation(
-                    Clause::KeyByKey,
+                    Clause::Protocol,
                     "the outcome has no tool_artifacts".to_string(),
                 )
             }
         };
-        // What may land: in the strict zone exactly the reference, in the
-        // lenient zone any of what each call could be said to have produced.
-        let pool: Vec<ToolArtifact> = if self.strict {
+        // What may land: in the strict zone (and over the floors alone)
+        // exactly the reference, in the lenient zone any of what each call
+        // could be said to have produced.
+        let determined = self.strict || self.bounded;
+        let pool: Vec<ToolArtifact> = if determined {
             reference.to_vec()
         } else {
             lenient_pool(self.case)
@@ -307,31 +443,109 @@ impl Judge<'_> {
             }
             self.diagnose(i, kind_, payload, id, &pool, &mut used);
         }
-        if self.strict {
-            let missing: Vec<usize> = (0..pool.len()).filter(|&p| !used[p]).collect();
-            if hidden && !missing.is_empty() && entries.is_empty() {
+        self.order_within_calls(&pool, &order);
+        if !determined {
+            return;
+        }
+        let missing: Vec<usize> = (0..pool.len()).filter(|&p| !used[p]).collect();
+        if self.bounded {
+            return self.bounds(&pool, &used, &missing, reference);
+        }
+        // A payload no double can hold may not encode in the
+        // implementation's language: RT-TOOL-6 drops it with a warning.
+        let (unencodable, missing): (Vec<usize>, Vec<usize>) = missing
+            .into_iter()
+            .partition(|&p| !model::encodable(&pool[p].payload));
+        for p in unencodable {
+            self.warnings.push(format!(
+                "{} of call {} is missing; its payload holds a number no IEEE double can hold, which may not encode in the implementation's language, and RT-TOOL-6 drops such an artifact with a warning",
+                self.kept_name(p, reference),
+                pool[p].tool_call_id
+            ));
+        }
+        if hidden && !missing.is_empty() && entries.is_empty() {
+            let msg = format!(
+                "no artifact was delivered while the port is hidden ({} expected): delivery must not depend on exposure",
+                missing.len()
+            );
+            self.violation(Clause::DeliveryRegardless, msg);
+        } else {
+            for p in missing {
+                let want = &pool[p];
                 let msg = format!(
-                    "no artifact was delivered while the port is hidden ({} expected): delivery must not depend on exposure",
-                    pool.len()
+                    "{} of call {} ({} {}) is missing from tool_artifacts",
+                    self.kept_name(p, reference),
+                    want.tool_call_id,
+                    want.kind,
+                    want.payload
                 );
-                self.violation(Clause::DeliveryRegardless, msg);
-            } else {
-                for p in missing {
-                    let want = &pool[p];
-                    let msg = format!(
-                        "{} of call {} ({} {}) is missing from tool_artifacts",
-                        self.kept_name(p, reference),
-                        want.tool_call_id,
-                        want.kind,
-                        want.payload
-                    );
-                    self.violation(Clause::KeyByKey, msg);
-                }
+                self.violation(Clause::KeyByKey, msg);
             }
-            if self.options.strict_order && !order.is_sorted() {
-                let msg = "tool_artifacts is not in the reference order (call order, then each result's order)";
-                self.violation(Clause::KeyByKey, msg.to_string());
+        }
+        if self.options.strict_order && !order.is_sorted() {
+            let msg = "tool_artifacts is not in the reference order (call order, then each result's order)";
+            self.violation(Clause::KeyByKey, msg.to_string());
+        }
+    }
+
+    /// RT-TOOL-6 over the floors: every artifact missing from the port must
+    /// be one a conforming bound may have dropped ([`model::may_drop`]).
+    fn bounds(
+        &mut self,
+        pool: &[ToolArtifact],
+        used: &[bool],
+        missing: &[usize],
+        reference: &[ToolArtifact],
+    ) {
+        let delivered = used.iter().filter(|&&u| u).count();
+        let delivered_bytes: usize = (0..pool.len())
+            .filter(|&p| used[p])
+            .map(|p| model::encoded_len(&pool[p].payload))
+            .sum();
+        let owed: Vec<String> = missing
+            .iter()
+            .filter(|&&p| {
+                let size = model::encoded_len(&pool[p].payload);
+                !model::may_drop(&pool[p].payload, size, delivered, delivered_bytes)
+            })
+            .map(|&p| {
+                format!(
+                    "{} of call {}",
+                    self.kept_name(p, reference),
+                    pool[p].tool_call_id
+                )
+            })
+            .collect();
+        if owed.is_empty() {
+            return;
+        }
+        let more = match owed.len() {
+            0..=3 => String::new(),
+            n => format!(" and {} more", n - 3),
+        };
+        let msg = format!(
+            "tool_artifacts holds {delivered} of the run's {} kept artifacts ({delivered_bytes} bytes at most), yet {}{more} are missing: a bound may drop an artifact only once {} are kept or it no longer fits {} bytes, and the rest are still kept",
+            pool.len(),
+            owed[..owed.len().min(3)].join(", "),
+            model::floors::ARTIFACTS,
+            model::floors::RUN_BYTES,
+        );
+        self.violation(Clause::Bounds, msg);
+    }
+
+    /// A warning for each call whose artifacts arrived in another order
+    /// than it returned them (the order across calls is free).
+    fn order_within_calls(&mut self, pool: &[ToolArtifact], order: &[usize]) {
+        let mut last: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        let mut warned = std::collections::HashSet::new();
+        for &p in order {
+            let id = pool[p].tool_call_id.as_str();
+            if last.get(id).is_some_and(|&before| before > p) && warned.insert(id) {
+                self.warnings.push(format!(
+                    "the artifacts of call {id} arrived in another order than the call returned them"
+                ));
             }
+            last.insert(id, p);
         }
     }
 
@@ -411,7 +625,7 @@ impl Judge<'_> {
                 }
                 format!("tool_artifacts[{i}] carries tool_call_id {id:?}, which is no call of this invocation")
             }
-            Source::Kept { call, index } if calls[call].tool_call_id != id => {
+            Source::Kept { call, index, entry } if calls[call].tool_call_id != id => {
                 let real = &calls[call].tool_call_id;
                 if let Some(p) = pool
                     .iter()
@@ -420,15 +634,7 @@ impl Judge<'_> {
                 {
                     used[p] = true;
                 }
-                let claim = calls[call].result["artifacts"]
-                    .as_array()
-                    .and_then(|a| {
-                        a.iter()
-                            .filter(|e| model::well_formed(e).is_some())
-                            .nth(index)
-                    })
-                    .and_then(|e| e.get("tool_call_id"))
-                    .and_then(Value::as_str);
+                let claim = entry.get("tool_call_id").and_then(Value::as_str);
                 let how = if claim == Some(id) {
                     ", the id the artifact itself claims"
                 } else {
@@ -437,14 +643,11 @@ impl Judge<'_> {
                 format!("artifact {index} of call {real} carries tool_call_id {id}{how}: the entry must carry its own call's id")
             }
             // The right call's artifact, but its place in the pool is taken.
-            Source::Kept { call, index } => {
+            Source::Kept { call, index, .. } => {
                 format!("tool_artifacts[{i}] repeats artifact {index} of call {}: every artifact lands once", calls[call].tool_call_id)
             }
-            Source::Dropped { call, entry, why } => {
-                let msg = format!(
-                    "tool_artifacts[{i}] is entry {entry} of call {}'s artifacts, which RT-TOOL-2 drops: {why}",
-                    calls[call].tool_call_id
-                );
+            Source::Dropped { entry, why } => {
+                let msg = format!("tool_artifacts[{i}] is {entry}, which RT-TOOL-2 drops: {why}");
                 return self.violation(Clause::Filter, msg);
             }
             Source::Nowhere => match pool.iter().enumerate().find(|(p, a)| {
@@ -469,34 +672,48 @@ impl Judge<'_> {
         self.violation(Clause::KeyByKey, msg);
     }
 
-    /// Finds where an artifact's `type` and `payload` came from.
-    fn source(&self, kind_: &Value, payload: &Value) -> Source {
+    /// Finds where an artifact's `type` and `payload` came from: an entry
+    /// of some call's `artifacts`, or of the reserved key in its `data`.
+    fn source(&self, kind_: &Value, payload: &Value) -> Source<'_> {
         for (c, call) in self.case.calls.iter().enumerate() {
-            let entries = candidate_entries(&call.result);
-            let succeeded = call.result.get("success") != Some(&Value::Bool(false));
+            let succeeded = may_deliver(&call.result);
             let mut kept = 0;
-            for (e, entry) in entries.into_iter().enumerate() {
+            for (place, e, entry) in candidate_entries(&call.result) {
                 let matches = entry
                     .get("type")
                     .is_some_and(|t| json_eq(t, kind_) != Eq::Different)
                     && entry
                         .get("payload")
                         .is_some_and(|p| json_eq(p, payload) != Eq::Different);
+                let name = || match place {
+                    Place::Artifacts => {
+                        format!("entry {e} of call {}'s artifacts", call.tool_call_id)
+                    }
+                    Place::Reserved => format!(
+                        "entry {e} under the reserved `artifacts` key of call {}'s data",
+                        call.tool_call_id
+                    ),
+                };
                 match model::well_formed(entry) {
                     Some(_) if matches && succeeded => {
                         return Source::Kept {
                             call: c,
                             index: kept,
+                            entry,
                         }
                     }
                     Some(_) if matches => {
-                        let why =
-                            "the call failed, and a failed call carries no artifacts".to_string();
-                        return Source::Dropped {
-                            call: c,
-                            entry: e,
-                            why,
+                        let why = match call.result.get("success") {
+                            Some(Value::Bool(false)) => {
+                                "the call failed, and a call that failed carries no artifacts"
+                                    .to_string()
+                            }
+                            other => format!(
+                                "its `success` is {}, not true, and only a call that succeeded carries artifacts",
+                                other.map_or("absent", kind)
+                            ),
                         };
+                        return Source::Dropped { entry: name(), why };
                     }
                     Some(_) => kept += 1,
                     None if matches => {
@@ -507,11 +724,7 @@ impl Judge<'_> {
                                 format!("its type is {}, not a string", kind(&entry["type"]))
                             }
                         };
-                        return Source::Dropped {
-                            call: c,
-                            entry: e,
-                            why,
-                        };
+                        return Source::Dropped { entry: name(), why };
                     }
                     None => {}
                 }
@@ -520,67 +733,89 @@ impl Judge<'_> {
         Source::Nowhere
     }
 
-    /// Clause 3: one message per call, in call order, and no leak.
-    fn prose(&mut self, observed: Option<&Value>, reference: &[crate::wire::Message]) {
+    /// Clause 3: one message per call, matched to its call by
+    /// `tool_call_id`, and no leak into it.
+    fn prose(&mut self, observed: Option<&Value>, reference: &[Message]) {
         let messages = match observed {
             Some(Value::Array(m)) => m,
             Some(other) => {
                 let msg = format!("messages is {}, not a list", kind(other));
-                return self.violation(Clause::ProseFromData, msg);
+                return self.violation(Clause::Protocol, msg);
             }
             None => {
-                return self.violation(
-                    Clause::ProseFromData,
-                    "the outcome has no messages".to_string(),
-                )
+                return self.violation(Clause::Protocol, "the outcome has no messages".to_string())
             }
         };
         let calls = &self.case.calls;
-        if messages.len() != calls.len() {
+        let mut contents: Vec<Option<&str>> = vec![None; calls.len()];
+        let mut answered = vec![false; calls.len()];
+        let mut in_order = true;
+        let mut last = None;
+        for (i, message) in messages.iter().enumerate() {
+            let Some(id) = message.get("tool_call_id").and_then(Value::as_str) else {
+                let msg = format!("messages[{i}] has no string tool_call_id");
+                self.violation(Clause::Protocol, msg);
+                continue;
+            };
+            let Some(c) = calls.iter().position(|call| call.tool_call_id == id) else {
+                let msg = format!(
+                    "messages[{i}] answers tool_call_id {id:?}, which is no call of this invocation"
+                );
+                self.violation(Clause::Protocol, msg);
+                continue;
+            };
+            if std::mem::replace(&mut answered[c], true) {
+                let msg =
+                    format!("messages[{i}] is a second message for call {id}: each call gets one");
+                self.violation(Clause::Protocol, msg);
+                continue;
+            }
+            in_order &= last.is_none_or(|l| l < c);
+            last = Some(c);
+            match message.get("content").and_then(Value::as_str) {
+                Some(content) => contents[c] = Some(content),
+                None => {
+                    let msg = format!("messages[{i}] (call {id}) has no string content");
+                    self.violation(Clause::Protocol, msg);
+                }
+            }
+        }
+        for (call, _) in calls.iter().zip(&answered).filter(|(_, a)| !**a) {
             let msg = format!(
-                "messages has {} entries for {} calls: each call gets one message, in call order",
-                messages.len(),
-                calls.len()
+                "call {} has no message: each call gets one",
+                call.tool_call_id
             );
-            self.violation(Clause::ProseFromData, msg);
+            self.violation(Clause::Protocol, msg);
+        }
+        if !in_order {
+            self.warnings.push(
+                "messages are not in call order; each was matched to its call by tool_call_id"
+                    .to_string(),
+            );
         }
         let secrets = if self.options.siblings {
             Vec::new()
         } else {
-            artifact_only_strings(self.case)
+            leak_candidates(self.case, self.options.prose)
         };
-        for (i, (message, call)) in messages.iter().zip(calls).enumerate() {
-            let id = message.get("tool_call_id").and_then(Value::as_str);
-            if id != Some(call.tool_call_id.as_str()) {
+        for (c, (call, content)) in calls.iter().zip(contents).enumerate() {
+            let Some(content) = content else { continue };
+            let leak = secrets
+                .get(c)
+                .and_then(|s| s.iter().find(|(s, _)| content.contains(s.as_str())));
+            if let Some((secret, whose)) = leak {
                 let msg = format!(
-                    "messages[{i}] answers {id:?}, but call {i} is {}",
-                    call.tool_call_id
-                );
-                self.violation(Clause::ProseFromData, msg);
-            }
-            let Some(content) = message.get("content").and_then(Value::as_str) else {
-                let msg = format!(
-                    "messages[{i}] (call {}) has no string content",
-                    call.tool_call_id
-                );
-                self.violation(Clause::ProseFromData, msg);
-                continue;
-            };
-            if let Some((secret, whose)) =
-                secrets.iter().find(|(s, _)| content.contains(s.as_str()))
-            {
-                let msg = format!(
-                    "the prose of call {} contains {secret:?}, found only in {whose}: prose comes from data alone",
+                    "the prose of call {} contains {secret:?}, found only in {whose}: a call's prose comes from its own data alone",
                     call.tool_call_id
                 );
                 self.violation(Clause::ProseFromData, msg);
             } else if self.strict
                 && self.options.prose == ProseMode::Exact
-                && content != reference[i].content
+                && content != reference[c].content
             {
                 let msg = format!(
                     "the prose of call {} is {content:?}, not the reference rendering {:?}",
-                    call.tool_call_id, reference[i].content
+                    call.tool_call_id, reference[c].content
                 );
                 self.violation(Clause::ProseFromData, msg);
             }
@@ -588,91 +823,186 @@ impl Judge<'_> {
     }
 }
 
-/// String values found only outside every call's `success`, `data` and
-/// `error`: in artifacts or result-level decoys. Only strings of
-/// [`LEAK_MIN_CHARS`] or more count, and none that occurs anywhere in
-/// any call's data, error or id, so a prose rendering of the
-/// implementation's own cannot be mistaken for a leak.
-pub fn artifact_only_strings(case: &Case) -> Vec<(String, String)> {
-    let mut allowed = String::new();
-    for call in &case.calls {
-        allowed.push_str(&call.tool_call_id);
-        allowed.push('\u{0}');
-        if let Value::Object(result) = &call.result {
-            for key in ["success", "data", "error"] {
-                if let Some(v) = result.get(key) {
-                    allowed.push_str(key);
-                    allowed.push_str(&model::sorted_compact_json(v));
-                    allowed.push('\u{0}');
-                    allowed.push_str(&v.to_string());
-                    allowed.push('\u{0}');
-                    strings(v, &mut |s| {
-                        allowed.push_str(s);
-                        allowed.push('\u{0}');
-                    });
-                }
-            }
-        } else {
-            allowed.push_str(&call.result.to_string());
-            strings(&call.result, &mut |s| {
-                allowed.push_str(s);
-                allowed.push('\u{0}');
-            });
-        }
-    }
-    let mut secrets = Vec::new();
-    for call in &case.calls {
-        let Value::Object(result) = &call.result else {
-            continue;
-        };
-        for (key, v) in result
-            .iter()
-            .filter(|(k, _)| !["success", "data", "error"].contains(&k.as_str()))
-        {
-            let whose = if key == "artifacts" {
-                format!("the artifacts of call {}", call.tool_call_id)
-            } else {
-                format!(
-                    "the `{key}` of call {}'s result, not its data",
-                    call.tool_call_id
-                )
-            };
-            string_values(v, &mut |s| {
-                if s.chars().count() >= LEAK_MIN_CHARS && !allowed.contains(s) {
-                    secrets.push((s.to_owned(), whose.clone()));
-                }
-            });
-        }
-    }
-    secrets
+/// Each call's prose in an outcome: the `content` of the first message
+/// answering its `tool_call_id`, if that is a string.
+pub fn contents<'o>(outcome: &'o Value, calls: &[Call]) -> Vec<Option<&'o str>> {
+    let messages = outcome
+        .get("messages")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    calls
+        .iter()
+        .map(|call| {
+            messages
+                .iter()
+                .find(|m| m.get("tool_call_id").and_then(Value::as_str) == Some(&call.tool_call_id))
+                .and_then(|m| m.get("content"))
+                .and_then(Value::as_str)
+        })
+        .collect()
 }
 
-/// Every entry a call's `artifacts` could be said to hold: the items of an
-/// array; of an object (lenient zone), the object itself, read as a single
-/// entry, and its values, read as a map of entries.
-fn candidate_entries(result: &Value) -> Vec<&Value> {
-    match result.get("artifacts") {
-        Some(Value::Array(a)) => a.iter().collect(),
-        Some(v @ Value::Object(o)) => std::iter::once(v).chain(o.values()).collect(),
-        _ => Vec::new(),
+/// Whether a result may deliver artifacts: its `success` is `true`, or, in
+/// the lenient zone, absent. RT-TOOL-2: "a call that failed or was declined
+/// carries no artifacts"; a `success` of `"false"` (a string, which a loosely
+/// typed runtime reads as truthy), `1` or `null` is no success.
+pub fn may_deliver(result: &Value) -> bool {
+    matches!(result.get("success"), Some(Value::Bool(true)) | None)
+}
+
+/// What one outcome's prose may not contain, call by call: string values of
+/// [`LEAK_MIN_CHARS`] or more found anywhere in the case outside that call's
+/// own `data` (less the reserved key), each with where it was found.
+///
+/// A call's prose comes from its own result's `data` alone: another call's
+/// `data` or `error`, any artifact, a result-level decoy, the entries under
+/// `data.artifacts` and the call's own `error` when it succeeded are all
+/// candidates. A failed call's own `error` is allowed unless the prose is
+/// read by the letter ([`ProseMode::failed_error_allowed`]). A string that
+/// also occurs in what the call may draw on (its id, its `data` in any
+/// rendering) is never a candidate, so a rendering of the implementation's
+/// own cannot be mistaken for a leak.
+pub fn leak_candidates(case: &Case, mode: ProseMode) -> Vec<Vec<(String, String)>> {
+    case.calls
+        .iter()
+        .enumerate()
+        .map(|(i, call)| {
+            let own_error = call.result.get("success") == Some(&Value::Bool(true))
+                || !mode.failed_error_allowed();
+            let mut allowed = String::new();
+            let mut allow = |v: &Value| {
+                allowed.push_str(&model::sorted_compact_json(v));
+                allowed.push('\u{0}');
+                allowed.push_str(&v.to_string());
+                allowed.push('\u{0}');
+                strings(v, &mut |s| {
+                    allowed.push_str(s);
+                    allowed.push('\u{0}');
+                });
+            };
+            allowed_of(call, own_error, &mut allow);
+            allowed.push_str(&call.tool_call_id);
+            let mut secrets = Vec::new();
+            for (j, other) in case.calls.iter().enumerate() {
+                let Value::Object(result) = &other.result else {
+                    if i != j {
+                        let whose = format!("the result of call {}", other.tool_call_id);
+                        candidates(&other.result, &whose, &allowed, &mut secrets);
+                    }
+                    continue;
+                };
+                let id = &other.tool_call_id;
+                for (key, v) in result {
+                    let whose = match key.as_str() {
+                        "success" => continue,
+                        "data" => {
+                            if let Some(reserved) = v.get(model::RESERVED_KEY) {
+                                let whose =
+                                    format!("the reserved `artifacts` key of call {id}'s data");
+                                candidates(reserved, &whose, &allowed, &mut secrets);
+                            }
+                            if i == j {
+                                continue;
+                            }
+                            format!("the data of call {id}")
+                        }
+                        "error" if i == j && !own_error => continue,
+                        "error" => format!("the error of call {id}"),
+                        "artifacts" => format!("the artifacts of call {id}"),
+                        _ => format!("the `{key}` of call {id}'s result, not its data"),
+                    };
+                    let v = if key == "data" {
+                        model::without_reserved_key(v)
+                    } else {
+                        std::borrow::Cow::Borrowed(v)
+                    };
+                    candidates(&v, &whose, &allowed, &mut secrets);
+                }
+            }
+            secrets
+        })
+        .collect()
+}
+
+/// Feeds `allow` what a call's prose may draw on: its `data` without the
+/// reserved key, its `success`, a failed call's `error` unless `own_error`
+/// says it is a candidate, and a result that is not an object at all.
+fn allowed_of(call: &Call, own_error: bool, allow: &mut impl FnMut(&Value)) {
+    let Value::Object(result) = &call.result else {
+        return allow(&call.result);
+    };
+    if let Some(data) = result.get("data") {
+        allow(&model::without_reserved_key(data));
     }
+    if let Some(success) = result.get("success") {
+        allow(success);
+    }
+    if let Some(error) = result.get("error").filter(|_| !own_error) {
+        allow(error);
+    }
+}
+
+/// Pushes each string value of `v` long enough to count, and not in
+/// `allowed`, as a candidate found in `whose`.
+fn candidates(v: &Value, whose: &str, allowed: &str, out: &mut Vec<(String, String)>) {
+    string_values(v, &mut |s| {
+        if s.chars().count() >= LEAK_MIN_CHARS && !allowed.contains(s) {
+            out.push((s.to_owned(), whose.to_owned()));
+        }
+    });
+}
+
+/// Where a result holds artifact entries.
+#[derive(Clone, Copy)]
+enum Place {
+    /// Its `artifacts`.
+    Artifacts,
+    /// RT-TOOL-2's reserved key in its `data`.
+    Reserved,
+}
+
+/// Every entry a result's artifacts could be said to hold, with where it
+/// is and its index there: the items of an `artifacts` array; of an object
+/// (lenient zone), the object itself, read as a single entry, and its
+/// values, read as a map of entries; and likewise under RT-TOOL-2's reserved
+/// key in an object `data` (lenient zone), which a runtime may lift.
+fn candidate_entries(result: &Value) -> Vec<(Place, usize, &Value)> {
+    fn of<'v>(place: Place, v: Option<&'v Value>, out: &mut Vec<(Place, usize, &'v Value)>) {
+        match v {
+            Some(Value::Array(a)) => out.extend(a.iter().enumerate().map(|(i, e)| (place, i, e))),
+            Some(v @ Value::Object(o)) => out.extend(
+                std::iter::once(v)
+                    .chain(o.values())
+                    .enumerate()
+                    .map(|(i, e)| (place, i, e)),
+            ),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    of(Place::Artifacts, result.get("artifacts"), &mut out);
+    let reserved = result
+        .get("data")
+        .filter(|d| d.is_object())
+        .and_then(|d| d.get(model::RESERVED_KEY));
+    of(Place::Reserved, reserved, &mut out);
+    out
 }
 
 /// In the lenient zone, what each call could be said to have produced: the
 /// well-formed entries of its `artifacts` (an array, or an object read as one
-/// entry and as a map of entries), unless the call
-/// plainly failed (`success` is `false`).
+/// entry and as a map of entries) and of the reserved key in its `data`,
+/// unless the call did not succeed ([`may_deliver`]).
 pub fn lenient_pool(case: &Case) -> Vec<ToolArtifact> {
     let mut pool = Vec::new();
     for call in &case.calls {
-        if call.result.get("success") == Some(&Value::Bool(false)) {
+        if !may_deliver(&call.result) {
             continue;
         }
-        let entries = candidate_entries(&call.result);
         pool.extend(
-            entries
+            candidate_entries(&call.result)
                 .into_iter()
-                .filter_map(model::well_formed)
+                .filter_map(|(_, _, e)| model::well_formed(e))
                 .map(|(k, p)| ToolArtifact {
                     kind: k.to_owned(),
                     payload: p.clone(),

@@ -1,5 +1,6 @@
 //! Reference model and conformance oracle for rule **RT-TOOL-3** of the
-//! FlowDrop Workflow Specification **1.0-draft** ([`RULE`], [`SPEC_VERSION`]).
+//! FlowDrop Workflow Specification **1.0-draft** ([`RULE`], [`SPEC_VERSION`]),
+//! pinned by the specification's own hash of the rule's text ([`RULE_HASH`]).
 //!
 //! # What it is
 //!
@@ -36,10 +37,14 @@
 //!
 //! # Where it comes from
 //!
-//! The rule text is the specification's (quoted above with attribution). The
-//! project's reading of it, its neighbouring rules (RT-TOOL-1, -2, -6, -9 and
-//! EXPO-2) and the JSON wire contract live beside the specification in
-//! `READING.md`; the wire shapes are in [`wire`].
+//! The rule text is the specification's (quoted above with attribution, and
+//! shipped whole as [`RULE_TEXT`]). The project's reading of it (each
+//! paragraph as checkable properties, the neighbouring rules it relies on, the
+//! zones, the tensions in the specification and how the oracle reads them,
+//! and the JSON wire contract) is the [`reading`] module, `src/reading.md` in
+//! the repository; the wire shapes are in [`wire`]. A finding cites a clause
+//! the way the specification does, by paragraph: `RT-TOOL-3 ¶1` … `¶4`
+//! ([`judge::Clause`]).
 //!
 //! ```
 //! use rt_tool_3::{model, wire::Case};
@@ -57,10 +62,14 @@
 
 pub mod diff;
 pub mod gen;
+#[doc = include_str!("reading.md")]
+pub mod reading {}
 pub mod harness;
 pub mod judge;
 pub mod model;
+pub mod replay;
 pub mod serve;
+pub mod standing;
 pub mod vectors;
 pub mod wire;
 
@@ -147,3 +156,53 @@ pub const RULE: &str = "RT-TOOL-3";
 
 /// The version of the FlowDrop Workflow Specification the rule is taken from.
 pub const SPEC_VERSION: &str = "1.0-draft";
+
+/// The specification's `rule_hash` of the text this crate models: the first
+/// 12 hex digits of SHA-256 over the rule's normative text (its four
+/// paragraphs without their item numbers, joined by single spaces, whitespace
+/// collapsed). The specification uses it to detect drift between a rule and
+/// its commentary; here it pins which text the oracle judges against. A test
+/// recomputes it from [`RULE_TEXT`].
+pub const RULE_HASH: &str = "f4664b813918";
+
+/// The rule's page as the specification publishes it (CC BY 4.0), with its
+/// attribution: the normative text [`RULE_HASH`] is computed from.
+pub const RULE_TEXT: &str = include_str!("RT-TOOL-3.md");
+
+/// This oracle's own version.
+pub const ORACLE_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Which rule, in which text, judged by which oracle: every report and
+/// every file the oracle writes names it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+pub struct Provenance {
+    /// The rule: `RT-TOOL-3`.
+    pub rule: &'static str,
+    /// The specification version: `1.0-draft`.
+    pub spec_version: &'static str,
+    /// The specification's hash of the rule's text ([`RULE_HASH`]).
+    pub rule_hash: &'static str,
+    /// The oracle and its version: `rt-tool-3 0.2.0`.
+    pub oracle: String,
+}
+
+/// The [`Provenance`] of this build.
+pub fn provenance() -> Provenance {
+    Provenance {
+        rule: RULE,
+        spec_version: SPEC_VERSION,
+        rule_hash: RULE_HASH,
+        oracle: format!("rt-tool-3 {ORACLE_VERSION}"),
+    }
+}
+
+impl std::fmt::Display for Provenance {
+    /// `RT-TOOL-3 (FlowDrop 1.0-draft, rule_hash f4664b813918), rt-tool-3 0.2.0`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} (FlowDrop {}, rule_hash {}), {}",
+            self.rule, self.spec_version, self.rule_hash, self.oracle
+        )
+    }
+}

@@ -1,18 +1,20 @@
 //! The `rt-tool-3` command line: a thin layer over the library.
 //!
-//! Exit codes follow READING.md: 0 ok, 1 a violation or divergence, 2 invalid
-//! input or a broken process. Every error is one line on stderr.
+//! Exit codes follow the contract (see the crate's `reading` module): 0 ok,
+//! 1 a violation or divergence, 2 invalid input or a broken process. Every
+//! error is one line on stderr.
 
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use rt_tool_3::diff::{self, Divergence};
+use rt_tool_3::diff;
 use rt_tool_3::harness::{Limits, Process};
 use rt_tool_3::judge::{self, Options, ProseMode};
 use rt_tool_3::model::Zone;
 use rt_tool_3::serve;
+use rt_tool_3::standing::Standing;
 use rt_tool_3::wire::Case;
 
 /// mimalloc keeps freed memory for reuse instead of handing each large
@@ -48,9 +50,11 @@ enum Command {
         /// Demand the reference order of tool_artifacts instead of a multiset.
         #[arg(long)]
         strict_order: bool,
-        /// How the prose is judged: clause 3 alone, or the reference rendering too.
+        /// How ¶3 is read: `data-only` (a failed call's error may shape its
+        /// prose), `letter` (from data alone, failed calls too), or `exact`
+        /// (the letter, and the reference rendering).
         #[arg(long, value_enum, default_value = "data-only")]
-        prose: Prose,
+        prose: ProseMode,
         /// Print the judgement as JSON.
         #[arg(long)]
         json: bool,
@@ -60,15 +64,25 @@ enum Command {
     /// every divergence to a minimal case. With no command, runs against
     /// `rt-tool-3 serve`.
     Diff {
-        /// Generated cases to examine (each costs 3 requests).
+        /// Generated cases to examine (each costs 3 requests); 0 runs only
+        /// the pinned vectors and the replays.
         #[arg(long, default_value_t = 256)]
         cases: u32,
         /// The seed; the same seed gives the same cases. Random when absent.
         #[arg(long)]
         seed: Option<u64>,
-        /// How the prose is judged: clause 3 by siblings, or the reference rendering too.
+        /// How ¶3 is read: `data-only` (a failed call's error may shape its
+        /// prose), `letter` (from data alone, failed calls too), or `exact`
+        /// (the letter, and the reference rendering).
         #[arg(long, value_enum, default_value = "data-only")]
-        prose: Prose,
+        prose: ProseMode,
+        /// Replay the cases of FILE (a --save file, a vectors file, or JSON
+        /// lines of cases) after the pinned vectors, before generating.
+        #[arg(long, value_name = "FILE")]
+        replay: Vec<PathBuf>,
+        /// Write a standing to publish, as Markdown, to FILE.
+        #[arg(long, value_name = "FILE")]
+        standing: Option<PathBuf>,
         /// Demand the reference order of tool_artifacts instead of a multiset.
         #[arg(long)]
         strict_order: bool,
@@ -109,25 +123,16 @@ enum Command {
         /// Seed one known violation or process fault.
         #[arg(long, value_enum)]
         fault: Option<serve::Fault>,
+        /// Meet the rule another way than the reference (still conforming).
+        #[arg(long, value_enum)]
+        variant: Option<serve::Variant>,
+        /// At which request a process fault strikes (the first is 1).
+        #[arg(long, default_value_t = serve::STRIKE)]
+        strike: u64,
         /// Wait this many milliseconds before each reply (a slow implementation).
         #[arg(long, default_value_t = 0)]
         delay_ms: u64,
     },
-}
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum Prose {
-    DataOnly,
-    Exact,
-}
-
-impl From<Prose> for ProseMode {
-    fn from(p: Prose) -> ProseMode {
-        match p {
-            Prose::DataOnly => ProseMode::DataOnly,
-            Prose::Exact => ProseMode::Exact,
-        }
-    }
 }
 
 /// A failure that ends the command with exit code 2 and one line on stderr.
@@ -148,7 +153,7 @@ fn main() -> ExitCode {
             outcome,
             Options {
                 strict_order,
-                prose: prose.into(),
+                prose,
                 siblings: false,
             },
             json,
@@ -157,33 +162,47 @@ fn main() -> ExitCode {
             cases,
             seed,
             prose,
+            replay,
+            standing,
             strict_order,
             timeout,
             max_line,
             save,
             json,
             command,
-        } => {
+        } => fixed_cases(&replay).and_then(|fixed| {
             let options = Options {
                 strict_order,
-                prose: prose.into(),
+                prose,
                 siblings: true,
             };
-            let seed = seed.unwrap_or_else(random_seed);
             let config = diff::Config {
+                fixed,
                 cases,
-                seed,
+                seed: seed.unwrap_or_else(random_seed),
                 options,
                 max_shrink_iters: 1024,
             };
-            run_diff(config, timeout, max_line, &save, json, command)
-        }
+            let files = Files {
+                save,
+                standing,
+                json,
+            };
+            run_diff(config, timeout, max_line, &files, command)
+        }),
         Command::Vectors { schema } => vectors(schema),
         Command::Cases { count, seed } => cases(count, seed),
-        Command::Serve { fault, delay_ms } => {
+        Command::Serve {
+            fault,
+            variant,
+            strike,
+            delay_ms,
+        } => {
             let out = io::BufWriter::new(io::stdout().lock());
             let settings = serve::Settings {
                 fault,
+                variant,
+                strike,
                 delay: std::time::Duration::from_millis(delay_ms),
             };
             serve::serve(io::stdin().lock(), out, settings)
@@ -237,7 +256,23 @@ fn check(case: PathBuf, outcome: PathBuf, options: Options, json: bool) -> Resul
     let judgement = judge::judge(&case, &observed, options)
         .map_err(|e| Fail(format!("invalid outcome in {name}: {e}")))?;
     if json {
-        write_json_line(&judgement)?;
+        #[derive(serde::Serialize)]
+        struct Report<'a> {
+            #[serde(flatten)]
+            provenance: rt_tool_3::Provenance,
+            reading: ProseMode,
+            strict_order: bool,
+            conforms: bool,
+            #[serde(flatten)]
+            judgement: &'a judge::Judgement,
+        }
+        write_json_line(&Report {
+            provenance: rt_tool_3::provenance(),
+            reading: options.prose,
+            strict_order: options.strict_order,
+            conforms: judgement.conforms(),
+            judgement: &judgement,
+        })?;
     } else {
         let zone = match &judgement.zone {
             Zone::Strict => "strict zone, judged in full".to_string(),
@@ -250,9 +285,17 @@ fn check(case: PathBuf, outcome: PathBuf, options: Options, json: bool) -> Resul
         for w in &judgement.warnings {
             text.push_str(&format!("warning: {w}\n"));
         }
+        let p = rt_tool_3::provenance();
+        let by = format!(
+            "FlowDrop {}, rule_hash {}, {}, reading ¶3 as {}",
+            p.spec_version,
+            p.rule_hash,
+            p.oracle,
+            options.prose.name()
+        );
         text.push_str(&match judgement.violations.len() {
-            0 => format!("conforms to RT-TOOL-3 ({zone})\n"),
-            n => format!("violates RT-TOOL-3: {n} violation(s) ({zone})\n"),
+            0 => format!("conforms to {} ({zone}) — {by}\n", p.rule),
+            n => format!("violates {}: {n} violation(s) ({zone}) — {by}\n", p.rule),
         });
         print(text.as_bytes())?;
     }
@@ -285,8 +328,8 @@ fn vectors(schema: bool) -> Result<ExitCode, Fail> {
     let value = if schema {
         rt_tool_3::vectors::schema()
     } else {
-        let vectors = rt_tool_3::vectors::vectors()
-            .map_err(|e| Fail(format!("the built-in examples: {e}")))?;
+        let vectors =
+            rt_tool_3::vectors::file().map_err(|e| Fail(format!("the built-in examples: {e}")))?;
         serde_json::to_value(vectors)
             .map_err(|e| Fail(format!("cannot encode the vectors: {e}")))?
     };
@@ -304,12 +347,29 @@ fn random_seed() -> u64 {
     (nanos as u64) ^ u64::from(std::process::id()).rotate_left(32)
 }
 
+/// The files and form of `diff`'s output.
+struct Files {
+    save: PathBuf,
+    standing: Option<PathBuf>,
+    json: bool,
+}
+
+/// The pinned vectors, then each `--replay` file's cases, in order.
+fn fixed_cases(replay: &[PathBuf]) -> Result<Vec<diff::Fixed>, Fail> {
+    let mut fixed =
+        rt_tool_3::replay::pinned().map_err(|e| Fail(format!("the built-in vectors: {e}")))?;
+    for path in replay {
+        let (name, bytes) = read_input(Some(path.clone()))?;
+        fixed.extend(rt_tool_3::replay::load(&name, &bytes).map_err(Fail)?);
+    }
+    Ok(fixed)
+}
+
 fn run_diff(
     config: diff::Config,
     timeout: f64,
     max_line: usize,
-    save: &std::path::Path,
-    json: bool,
+    files: &Files,
     mut command: Vec<String>,
 ) -> Result<ExitCode, Fail> {
     if !(timeout.is_finite() && timeout > 0.0) {
@@ -327,8 +387,9 @@ fn run_diff(
         max_line,
     };
     let mut process = Process::start(&command, limits).map_err(|f| Fail(f.to_string()))?;
-    let bar = (!json && io::stderr().is_terminal()).then(|| {
-        let bar = indicatif::ProgressBar::new(u64::from(config.cases));
+    let total = config.fixed.len() as u64 + u64::from(config.cases);
+    let bar = (!files.json && io::stderr().is_terminal()).then(|| {
+        let bar = indicatif::ProgressBar::new(total);
         bar.set_style(
             indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases {elapsed} {msg}")
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
@@ -336,10 +397,10 @@ fn run_diff(
         bar
     });
     let mut save_error = None;
-    let mut saved = |divergences: &[Divergence]| {
-        let bytes = serde_json::to_vec_pretty(divergences).unwrap_or_default();
-        if let Err(e) = diff::write_atomically(save, &bytes) {
-            save_error = Some(format!("cannot write {}: {e}", save.display()));
+    let mut saved = |report: &diff::Report| {
+        let bytes = serde_json::to_vec_pretty(report).unwrap_or_default();
+        if let Err(e) = diff::write_atomically(&files.save, &bytes) {
+            save_error = Some(format!("cannot write {}: {e}", files.save.display()));
         }
     };
     let progress = |n: u64| {
@@ -364,10 +425,24 @@ fn run_diff(
     } else {
         None
     };
-    if json {
-        write_json_line(&report)?;
+    let standing = Standing::of(&report);
+    if let Some(path) = &files.standing {
+        diff::write_atomically(path, standing.markdown().as_bytes())
+            .map_err(|e| Fail(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if files.json {
+        #[derive(serde::Serialize)]
+        struct Json<'a> {
+            #[serde(flatten)]
+            report: &'a diff::Report,
+            standing: &'a Standing,
+        }
+        write_json_line(&Json {
+            report: &report,
+            standing: &standing,
+        })?;
     } else {
-        print_report(&report, save)?;
+        print_report(&report, &standing, &files.save)?;
     }
     if let Some(e) = save_error {
         return Err(Fail(e));
@@ -386,7 +461,11 @@ fn run_diff(
     })
 }
 
-fn print_report(report: &diff::Report, save: &std::path::Path) -> Result<(), Fail> {
+fn print_report(
+    report: &diff::Report,
+    standing: &Standing,
+    save: &std::path::Path,
+) -> Result<(), Fail> {
     let name = |k: &str| {
         report
             .implementation
@@ -396,10 +475,14 @@ fn print_report(report: &diff::Report, save: &std::path::Path) -> Result<(), Fai
             .to_owned()
     };
     let mut text = format!(
-        "rt-tool-3 diff: {} ({}): {} cases, {} requests, seed {}{}\n",
+        "rt-tool-3 diff: {} ({}) against {}, reading ¶3 as {}: {} cases ({} pinned vectors, {} replayed), {} requests, seed {}{}\n",
         name("name"),
         name("language"),
+        report.provenance,
+        report.reading.name(),
         report.cases,
+        report.vectors.run,
+        report.replayed - report.vectors.run,
         report.requests,
         report.seed,
         if report.skipped > 0 {
@@ -410,13 +493,17 @@ fn print_report(report: &diff::Report, save: &std::path::Path) -> Result<(), Fai
     );
     if report.warnings > 0 {
         text.push_str(&format!(
-            "warning: {} number(s) matched only up to IEEE-double precision\n",
+            "warning: {} warning(s): numbers matched only up to IEEE-double precision, or orders that are not the reference's\n",
             report.warnings
         ));
     }
     for d in &report.divergences {
         let ids: Vec<&str> = d.signature.iter().map(String::as_str).collect();
-        text.push_str(&format!("\nDIVERGENCE {}\n", ids.join(", ")));
+        text.push_str(&format!(
+            "\nDIVERGENCE {} (first seen in {})\n",
+            ids.join(", "),
+            d.origin
+        ));
         for v in &d.minimal {
             for violation in &v.violations {
                 text.push_str(&format!("  {violation}\n"));
@@ -436,6 +523,21 @@ fn print_report(report: &diff::Report, save: &std::path::Path) -> Result<(), Fai
             text.push_str(&format!(
                 "  observed:     {}\n",
                 compact(serde_json::to_string(&v.observed))
+            ));
+        }
+    }
+    if standing.complete {
+        text.push('\n');
+        for c in &standing.clauses {
+            let status = match c.status {
+                rt_tool_3::standing::Status::Met => "met",
+                rt_tool_3::standing::Status::NotMet => "NOT MET",
+                rt_tool_3::standing::Status::NotExercised => "not exercised",
+            };
+            text.push_str(&format!(
+                "{:<13} {status} ({} cases bore on it)\n",
+                c.clause.id(),
+                c.cases
             ));
         }
     }

@@ -18,6 +18,8 @@
 //! how much of that outcome is normative. Nothing here does I/O, keeps state,
 //! or panics, whatever JSON a tool returned.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -56,23 +58,53 @@ pub fn clause_2_not_exposed_by_default(instance_choice: Option<bool>) -> bool {
 
 /// Clause 3: the prose for a call, built from its result's `data` alone.
 ///
-/// The rendering is the reference's own choice, not normative (READING.md):
-/// `data` a string gives that string; an object whose only key is `result`,
-/// holding a string, gives that string (the rule's example); null or absent
-/// gives the empty string; anything else gives compact JSON with object keys
-/// sorted. A result that is not an object has no `data`.
+/// An object `data` first loses RT-TOOL-2's reserved `artifacts` key, which
+/// "never reaches the prose a tool-consuming node feeds the model":
+/// `{"result": "x", "artifacts": [{…}]}` is read as `{"result": "x"}`. That
+/// much is normative. The rendering that follows is the reference's own
+/// choice, not normative (see [`crate::reading`]): `data` a string gives that
+/// string; an object whose only key is `result`, holding a string, gives
+/// that string (the rule's example); null or absent gives the empty string;
+/// anything else gives compact JSON with object keys sorted. A result that
+/// is not an object has no `data`.
 pub fn clause_3_prose(call: &Call) -> Message {
-    let content = match call.result.get("data") {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Object(o)) if o.len() == 1 && o.get("result").is_some_and(Value::is_string) => {
-            o["result"].as_str().unwrap_or_default().to_owned()
-        }
-        Some(other) => sorted_compact_json(other),
-    };
+    let content = call
+        .result
+        .get("data")
+        .map_or_else(String::new, |data| render(&without_reserved_key(data)));
     Message {
         tool_call_id: call.tool_call_id.clone(),
         content,
+    }
+}
+
+/// The reference rendering of a `data` already without its reserved key.
+fn render(data: &Value) -> String {
+    match data {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        Value::Object(o) if o.len() == 1 && o.get("result").is_some_and(Value::is_string) => {
+            o["result"].as_str().unwrap_or_default().to_owned()
+        }
+        other => sorted_compact_json(other),
+    }
+}
+
+/// RT-TOOL-2's reserved key, which a tool node's output may carry and which
+/// is always removed from the result's `data`.
+pub const RESERVED_KEY: &str = "artifacts";
+
+/// `data` as the prose may see it: an object without RT-TOOL-2's reserved
+/// [`RESERVED_KEY`], anything else as it is.
+pub fn without_reserved_key(data: &Value) -> Cow<'_, Value> {
+    match data {
+        Value::Object(o) if o.contains_key(RESERVED_KEY) => Cow::Owned(Value::Object(
+            o.iter()
+                .filter(|(k, _)| *k != RESERVED_KEY)
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        )),
+        other => Cow::Borrowed(other),
     }
 }
 
@@ -134,6 +166,40 @@ pub mod floors {
     pub const RUN_BYTES: usize = 2_000_000;
 }
 
+/// RT-TOOL-6 above the floors: whether a kept artifact that a run did not
+/// deliver may have been dropped by a conforming implementation.
+///
+/// RT-TOOL-6 lets an implementation bound what one run collects, at or above
+/// the floors, and drop "with a warning" an artifact that does not encode or
+/// that exceeds a bound; "a drop is per artifact, so a later, smaller
+/// artifact that fits the remaining budget is still kept". So an artifact
+/// within the per-artifact floor that encodes is dropped only when the run
+/// already holds a count's worth (at least [`floors::ARTIFACTS`]) or when it
+/// no longer fits the remaining budget (at least [`floors::RUN_BYTES`]),
+/// whatever the order it was collected in. Sizes are the longest plausible
+/// encoding, never less than the implementation's own, so this errs toward
+/// no false alarm. For example, of 51 artifacts of 100 bytes each, a run that
+/// delivers 50 may have dropped the last; one that delivers none may not
+/// have dropped any.
+pub fn may_drop(payload: &Value, size: usize, delivered: usize, delivered_bytes: usize) -> bool {
+    !encodable(payload)
+        || size > floors::PAYLOAD_BYTES
+        || delivered >= floors::ARTIFACTS
+        || delivered_bytes.saturating_add(size) > floors::RUN_BYTES
+}
+
+/// Whether every number in a value survives as a finite IEEE double: one
+/// that does not (`1e400`) may not encode at all in the implementation's
+/// language, and RT-TOOL-6 drops such an artifact with a warning.
+pub fn encodable(v: &Value) -> bool {
+    match v {
+        Value::Number(n) => n.as_f64().is_some(),
+        Value::Array(a) => a.iter().all(encodable),
+        Value::Object(o) => o.values().all(encodable),
+        _ => true,
+    }
+}
+
 /// Classifies a (valid) case as strict or lenient, saying why.
 pub fn zone(case: &Case) -> Zone {
     zone_sized(case, &encoded_len)
@@ -141,6 +207,19 @@ pub fn zone(case: &Case) -> Zone {
 
 /// [`zone`], with the encoded size of each payload told by `size`.
 pub fn zone_sized(case: &Case, size: &dyn Fn(&Value) -> usize) -> Zone {
+    let mut reasons = shape_reasons(case);
+    reasons.extend(floor_reasons(case, size));
+    if reasons.is_empty() {
+        Zone::Strict
+    } else {
+        Zone::Lenient(reasons)
+    }
+}
+
+/// Why a case's results are not all of RT-TOOL-1's shape (an object with a
+/// boolean `success`, `artifacts` absent, null or an array, and a `data`
+/// without the reserved key), call by call; empty when they all are.
+pub fn shape_reasons(case: &Case) -> Vec<String> {
     let mut reasons = Vec::new();
     for call in &case.calls {
         let id = &call.tool_call_id;
@@ -166,7 +245,22 @@ pub fn zone_sized(case: &Case, size: &dyn Fn(&Value) -> usize) -> Zone {
                 kind(other)
             )),
         }
+        if result
+            .get("data")
+            .and_then(Value::as_object)
+            .is_some_and(|data| data.contains_key(RESERVED_KEY))
+        {
+            reasons.push(format!(
+                "call {id}: `data` still carries RT-TOOL-2's reserved `artifacts` key, which is lifted off before a result is made (lifting its well-formed entries and dropping them are both accepted)"
+            ));
+        }
     }
+    reasons
+}
+
+/// Why a case is over RT-TOOL-6's floors; empty when it is within them.
+pub fn floor_reasons(case: &Case, size: &dyn Fn(&Value) -> usize) -> Vec<String> {
+    let mut reasons = Vec::new();
     let (mut count, mut run_bytes) = (0, 0);
     for call in &case.calls {
         for (i, (_, payload)) in rt_tool_2_kept(&call.result).enumerate() {
@@ -194,16 +288,15 @@ pub fn zone_sized(case: &Case, size: &dyn Fn(&Value) -> usize) -> Zone {
             floors::RUN_BYTES
         ));
     }
-    if reasons.is_empty() {
-        Zone::Strict
-    } else {
-        Zone::Lenient(reasons)
-    }
+    reasons
 }
 
 /// The longest plausible compact encoding of a value, in bytes: every
 /// non-ASCII character escaped as `\uXXXX` (twice for one outside the Basic
-/// Multilingual Plane) and `/` as `\/`, as PHP's `json_encode` does by default.
+/// Multilingual Plane) and `/` as `\/`, as PHP's `json_encode` does by
+/// default, and `<`, `>`, `&`, `'`, `+` and the backtick as `\uXXXX`, as Go's
+/// `encoding/json` and .NET's `System.Text.Json` do. So no case near a floor
+/// is within it in one language and over it in another.
 pub fn encoded_len(v: &Value) -> usize {
     /// What each byte of UTF-8 costs encoded. A character is charged to its
     /// first byte: `é` (two bytes) and `€` (three) are one UTF-16 unit, 6
@@ -214,6 +307,7 @@ pub fn encoded_len(v: &Value) -> usize {
         while b < 256 {
             cost[b] = match b as u8 {
                 b'"' | b'\\' | b'/' | 0x08 | 0x0c | b'\n' | b'\r' | b'\t' => 2,
+                b'<' | b'>' | b'&' | b'\'' | b'+' | b'`' => 6,
                 0x00..=0x1f => 6,
                 0x20..=0x7f => 1,
                 0x80..=0xbf => 0,

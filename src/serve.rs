@@ -41,6 +41,27 @@ pub enum Fault {
     KeepMalformed,
     /// Keeps the artifacts of failed calls.
     KeepFailed,
+    /// Feeds each call the prose of the next call's `data` (results paired
+    /// to calls by position after parallel calls finish out of order).
+    SwapProse,
+    /// Appends a successful call's `error` to its prose.
+    ErrorInProse,
+    /// Appends a failed call's `error` to its prose: passes the default
+    /// reading of ¶3, breaks its letter (`--prose letter`).
+    FailedErrorProse,
+    /// Renders `data` with RT-TOOL-2's reserved `artifacts` key left in.
+    ReservedInProse,
+    /// Delivers the artifacts of a call whose `success` is truthy the way
+    /// JavaScript reads it (`"false"`, `"yes"`, `1`), not only `true`.
+    TruthySuccess,
+    /// Takes the entry's `tool_call_id` from the payload's own top-level
+    /// `tool_call_id` when it has one (a payload spread into the entry).
+    PayloadId,
+    /// Delivers nothing once a run keeps more than 50 artifacts, where
+    /// RT-TOOL-6 keeps the first 50.
+    DropOverCount,
+    /// Errors on a run over RT-TOOL-6's floors, where the run is not failed.
+    ErrorOverFloors,
     /// Exits after a few requests.
     Crash,
     /// Stops answering after a few requests.
@@ -66,25 +87,41 @@ impl Fault {
     pub fn clause(self) -> Option<Clause> {
         use Fault::*;
         match self {
-            SpoofId | ExtraKeys | DropLast | FirstCall => Some(Clause::KeyByKey),
+            SpoofId | ExtraKeys | DropLast | FirstCall | PayloadId => Some(Clause::KeyByKey),
             ExposedByDefault => Some(Clause::NotExposedByDefault),
-            LeakPayload | DecoyProse | CountInProse => Some(Clause::ProseFromData),
+            LeakPayload | DecoyProse | CountInProse | SwapProse | ErrorInProse
+            | FailedErrorProse | ReservedInProse => Some(Clause::ProseFromData),
             HiddenDrops | StripHidden => Some(Clause::DeliveryRegardless),
-            KeepMalformed | KeepFailed => Some(Clause::Filter),
+            KeepMalformed | KeepFailed | TruthySuccess => Some(Clause::Filter),
+            DropOverCount | ErrorOverFloors => Some(Clause::Bounds),
             Crash | Hang | Garbage | WrongSeq | NoStart | PartialLine | HugeLine | StderrFlood
             | ExtraLines => None,
         }
     }
 }
 
-/// After how many requests a process fault strikes.
-const STRIKE: u64 = 4;
+/// At which request a process fault strikes, unless told otherwise.
+pub const STRIKE: u64 = 4;
+
+/// A conforming variant: another way to meet the rule than the reference's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Variant {
+    /// Lifts the well-formed entries under RT-TOOL-2's reserved `artifacts`
+    /// key of a successful call's `data` onto the port, key by key, with the
+    /// call's id (the reference drops them; both are accepted).
+    Lift,
+}
 
 /// How a server behaves.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Settings {
     /// The seeded fault, if any.
     pub fault: Option<Fault>,
+    /// A conforming variant, if any.
+    pub variant: Option<Variant>,
+    /// At which `run` request a process fault strikes (the first is 1);
+    /// 0 means [`STRIKE`].
+    pub strike: u64,
     /// A pause before each reply, to stand in for a slow implementation.
     pub delay: std::time::Duration,
 }
@@ -114,13 +151,19 @@ pub fn serve(input: impl BufRead, mut output: impl Write, settings: Settings) ->
             Some("start") if fault == Some(Fault::NoStart) => continue,
             Some("start") => json!({"ready": true, "version": crate::harness::PROTOCOL_VERSION,
                 "implementation": {"name": "rt-tool-3 serve", "language": "rust",
-                    "version": env!("CARGO_PKG_VERSION"), "fault": fault.map(|f| format!("{f:?}"))}}),
+                    "version": env!("CARGO_PKG_VERSION"), "fault": fault.map(|f| format!("{f:?}")),
+                    "variant": settings.variant.map(|v| format!("{v:?}"))}}),
             Some("stop") => return Ok(()),
             Some("run") => {
                 runs += 1;
                 std::thread::sleep(settings.delay);
                 let seq = request.get("seq").cloned().unwrap_or(Value::Null);
-                if let Some(done) = process_fault(fault, runs, &seq, &mut output)? {
+                let strike = if settings.strike == 0 {
+                    STRIKE
+                } else {
+                    settings.strike
+                };
+                if let Some(done) = process_fault(fault, runs >= strike, &seq, &mut output)? {
                     return done;
                 }
                 let seq = if fault == Some(Fault::WrongSeq) {
@@ -132,7 +175,19 @@ pub fn serve(input: impl BufRead, mut output: impl Write, settings: Settings) ->
                     .get("case")
                     .map(|c| wire::parse::<Case>(c.to_string().as_bytes()))
                 {
-                    Some(Ok(case)) => json!({"seq": seq, "outcome": outcome(&case, fault)}),
+                    Some(Ok(case))
+                        if fault == Some(Fault::ErrorOverFloors)
+                            && !model::floor_reasons(&case, &model::encoded_len).is_empty() =>
+                    {
+                        json!({"seq": seq, "errored": true, "message": "the run is over its artifact bounds"})
+                    }
+                    Some(Ok(case)) => {
+                        let mut outcome = outcome(&case, fault);
+                        if settings.variant == Some(Variant::Lift) {
+                            lift(&case, &mut outcome);
+                        }
+                        json!({"seq": seq, "outcome": outcome})
+                    }
                     Some(Err(e)) => json!({"seq": seq, "errored": true, "message": e.to_string()}),
                     None => json!({"seq": seq, "errored": true, "message": "no case"}),
                 }
@@ -153,7 +208,7 @@ pub fn serve(input: impl BufRead, mut output: impl Write, settings: Settings) ->
 /// Strikes with a process fault when its time has come. `Some` ends serving.
 fn process_fault(
     fault: Option<Fault>,
-    runs: u64,
+    struck: bool,
     seq: &Value,
     output: &mut impl Write,
 ) -> io::Result<Option<io::Result<()>>> {
@@ -164,7 +219,7 @@ fn process_fault(
             err.write_all(&chunk)?;
         }
     }
-    if runs < STRIKE {
+    if !struck {
         return Ok(None);
     }
     match fault {
@@ -303,6 +358,84 @@ pub fn outcome(case: &Case, fault: Option<Fault>) -> Value {
                 o.remove("tool_artifacts");
             }
         }
+        Some(Fault::SwapProse) if case.calls.len() > 1 => {
+            let n = case.calls.len();
+            for (i, m) in value["messages"]
+                .as_array_mut()
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
+                m["content"] = model::clause_3_prose(&case.calls[(i + 1) % n])
+                    .content
+                    .into();
+            }
+        }
+        Some(f @ (Fault::ErrorInProse | Fault::FailedErrorProse | Fault::ReservedInProse)) => {
+            for (m, call) in value["messages"]
+                .as_array_mut()
+                .into_iter()
+                .flatten()
+                .zip(&case.calls)
+            {
+                let succeeded = call.result.get("success") == Some(&Value::Bool(true));
+                let content = m["content"].as_str().unwrap_or_default().to_owned();
+                let more = match (f, call.result.get("error"), call.result.get("data")) {
+                    (Fault::ErrorInProse, Some(Value::String(e)), _) if succeeded => e.clone(),
+                    (Fault::FailedErrorProse, Some(Value::String(e)), _) if !succeeded => e.clone(),
+                    (Fault::ReservedInProse, _, Some(data))
+                        if data.get(model::RESERVED_KEY).is_some() =>
+                    {
+                        model::sorted_compact_json(&data[model::RESERVED_KEY])
+                    }
+                    _ => continue,
+                };
+                m["content"] = format!("{content} {more}").into();
+            }
+        }
+        Some(Fault::TruthySuccess) => {
+            let truthy = |v: Option<&Value>| match v {
+                Some(Value::Bool(b)) => *b,
+                Some(Value::String(s)) => !s.is_empty(),
+                Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0),
+                Some(Value::Array(_) | Value::Object(_)) => true,
+                Some(Value::Null) | None => false,
+            };
+            let mut extra = Vec::new();
+            for call in &case.calls {
+                if call.result.get("success") == Some(&Value::Bool(true))
+                    || !truthy(call.result.get("success"))
+                {
+                    continue;
+                }
+                if let Some(Value::Array(entries)) = call.result.get("artifacts") {
+                    for (k, p) in entries.iter().filter_map(model::well_formed) {
+                        extra.push(
+                            json!({"type": k, "payload": p, "tool_call_id": call.tool_call_id}),
+                        );
+                    }
+                }
+            }
+            if let Some(list) = value["tool_artifacts"].as_array_mut() {
+                list.extend(extra);
+            }
+        }
+        Some(Fault::PayloadId) => {
+            for ((_, entry), out) in
+                entries().zip(value["tool_artifacts"].as_array_mut().into_iter().flatten())
+            {
+                if let Some(Value::String(id)) = entry["payload"].get("tool_call_id") {
+                    out["tool_call_id"] = id.clone().into();
+                }
+            }
+        }
+        Some(Fault::DropOverCount) => {
+            if let Some(list) = value["tool_artifacts"].as_array_mut() {
+                if list.len() > model::floors::ARTIFACTS {
+                    list.clear();
+                }
+            }
+        }
         Some(f @ (Fault::KeepMalformed | Fault::KeepFailed)) => {
             let mut extra = Vec::new();
             for call in &case.calls {
@@ -332,4 +465,28 @@ pub fn outcome(case: &Case, fault: Option<Fault>) -> Value {
         _ => {}
     }
     value
+}
+
+/// The [`Variant::Lift`] of an outcome: each successful call's well-formed
+/// entries under the reserved key of its `data`, lifted onto the port.
+fn lift(case: &Case, outcome: &mut Value) {
+    let mut lifted = Vec::new();
+    for call in &case.calls {
+        if call.result.get("success") != Some(&Value::Bool(true)) {
+            continue;
+        }
+        let reserved = call
+            .result
+            .get("data")
+            .filter(|d| d.is_object())
+            .and_then(|d| d.get(model::RESERVED_KEY));
+        if let Some(Value::Array(entries)) = reserved {
+            for (k, p) in entries.iter().filter_map(model::well_formed) {
+                lifted.push(json!({"type": k, "payload": p, "tool_call_id": call.tool_call_id}));
+            }
+        }
+    }
+    if let Some(list) = outcome["tool_artifacts"].as_array_mut() {
+        list.extend(lifted);
+    }
 }

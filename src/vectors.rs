@@ -1,6 +1,6 @@
 //! Language-neutral conformance vectors, in the manner of
-//! JSON-Schema-Test-Suite: each is `{description, clause, case, expected,
-//! judged}`, and `judged` says which parts of `expected` are normative, so a
+//! JSON-Schema-Test-Suite: each is `{description, clause, cite, case,
+//! expected, judged}`, and `judged` says which parts of `expected` are normative, so a
 //! suite in any language can replay them without this crate.
 //!
 //! The vectors are the pinned example verdicts (`tests/cases/examples.json`,
@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::judge::{self, Clause};
+use crate::judge::{self, Cite, Clause, ProseMode};
 use crate::model::{self, Zone};
 use crate::wire::{Case, Outcome, ToolArtifact};
 
@@ -37,13 +37,26 @@ pub fn examples() -> Result<Vec<Example>, crate::wire::Refusal> {
     crate::wire::parse(EXAMPLES.as_bytes())
 }
 
+/// The vectors file: which rule, text and oracle, and the vectors.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct File {
+    /// The rule, the specification version, the rule's hash and the oracle.
+    #[serde(flatten)]
+    pub provenance: crate::Provenance,
+    /// The vectors.
+    pub vectors: Vec<Vector>,
+}
+
 /// A conformance vector.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct Vector {
     /// What the vector shows.
     pub description: String,
-    /// The clause it exercises.
+    /// The clause it exercises, as the specification cites it
+    /// (`RT-TOOL-3 ¶1`, `RT-TOOL-2`).
     pub clause: Clause,
+    /// The same citation, structured.
+    pub cite: Cite,
     /// The input.
     pub case: Case,
     /// The reference outcome.
@@ -62,22 +75,44 @@ pub struct Judged {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lenient_because: Vec<String>,
     /// How to compare `tool_artifacts`: `multiset` (strict zone: equal as a
-    /// multiset, JSON compared by value) or `subset` (lenient zone: each
-    /// observed entry one of `allowed_artifacts`, none twice).
+    /// multiset, JSON compared by value); `subset` (lenient zone: each
+    /// observed entry one of `allowed_artifacts`, none twice); `bounded`
+    /// (lenient only because the run is over RT-TOOL-6's floors: a
+    /// sub-multiset of `expected`'s, missing only artifacts a bound may drop,
+    /// that is one whose payload encodes to more than 512,000 bytes or holds
+    /// a number no IEEE double can hold, or any once 50 are kept, or one that
+    /// no longer fits 2,000,000 bytes beside those kept).
     pub tool_artifacts: String,
     /// In the lenient zone, the entries that may land.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub allowed_artifacts: Option<Vec<ToolArtifact>>,
     /// `exposed` must equal the expected one.
     pub exposed: bool,
-    /// `messages` must hold one entry per call, with the calls' ids in order.
+    /// `messages` must hold exactly one entry per call, matched to its call
+    /// by `tool_call_id` (call order is the contract's, but a message out of
+    /// order is matched all the same).
     pub message_ids: bool,
-    /// No message's `content` may contain any of these strings, found only in
-    /// artifacts or result-level decoys.
-    pub prose_must_not_contain: Vec<String>,
+    /// Call by call, what its message's `content` may not contain: strings
+    /// found only outside that call's own `data` (less RT-TOOL-2's reserved
+    /// `artifacts` key), in artifacts, decoys, other calls or its own
+    /// `error` when it succeeded.
+    pub prose_must_not_contain: Vec<ProseLeaks>,
     /// Whether the `content` of each message must equal the expected one: it
     /// is never normative (the reference rendering is one choice of many).
     pub prose_rendering: bool,
+}
+
+/// What one call's prose may not contain.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct ProseLeaks {
+    /// The call.
+    pub tool_call_id: String,
+    /// Strings its prose may not contain in any reading of ¶3.
+    pub strings: Vec<String>,
+    /// Strings its prose may not contain by the letter of ¶3 alone (a
+    /// failed call's own `error`, which the default reading allows).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub by_the_letter: Vec<String>,
 }
 
 impl Vector {
@@ -85,11 +120,32 @@ impl Vector {
     pub fn new(description: String, clause: Clause, case: Case) -> Vector {
         let zone = model::zone(&case);
         let strict = zone == Zone::Strict;
-        let mut leaks: Vec<String> = judge::artifact_only_strings(&case)
-            .into_iter()
-            .map(|(s, _)| s)
+        let bounded = !strict && model::shape_reasons(&case).is_empty();
+        let leaks = |mode| -> Vec<Vec<String>> {
+            judge::leak_candidates(&case, mode)
+                .into_iter()
+                .map(|found| {
+                    let mut strings: Vec<String> = found.into_iter().map(|(s, _)| s).collect();
+                    strings.sort();
+                    strings.dedup();
+                    strings
+                })
+                .collect()
+        };
+        let (default, letter) = (leaks(ProseMode::DataOnly), leaks(ProseMode::Letter));
+        let prose_must_not_contain = case
+            .calls
+            .iter()
+            .zip(default.into_iter().zip(letter))
+            .map(|(call, (strings, letter))| ProseLeaks {
+                tool_call_id: call.tool_call_id.clone(),
+                by_the_letter: letter
+                    .into_iter()
+                    .filter(|s| !strings.contains(s))
+                    .collect(),
+                strings,
+            })
             .collect();
-        leaks.dedup();
         Vector {
             judged: Judged {
                 zone: if strict { "strict" } else { "lenient" }.into(),
@@ -97,22 +153,28 @@ impl Vector {
                     Zone::Strict => Vec::new(),
                     Zone::Lenient(why) => why,
                 },
-                tool_artifacts: if strict { "multiset" } else { "subset" }.into(),
-                allowed_artifacts: (!strict).then(|| judge::lenient_pool(&case)),
+                tool_artifacts: match (strict, bounded) {
+                    (true, _) => "multiset",
+                    (false, true) => "bounded",
+                    (false, false) => "subset",
+                }
+                .into(),
+                allowed_artifacts: (!strict && !bounded).then(|| judge::lenient_pool(&case)),
                 exposed: true,
                 message_ids: true,
-                prose_must_not_contain: leaks,
+                prose_must_not_contain,
                 prose_rendering: false,
             },
             expected: model::outcome(&case),
             description,
+            cite: clause.cite(),
             clause,
             case,
         }
     }
 }
 
-/// Every vector: the example verdicts, then the shrunk cases.
+/// Every vector: the example verdicts, each worked out.
 pub fn vectors() -> Result<Vec<Vector>, crate::wire::Refusal> {
     Ok(examples()?
         .into_iter()
@@ -120,11 +182,21 @@ pub fn vectors() -> Result<Vec<Vector>, crate::wire::Refusal> {
         .collect())
 }
 
-/// The JSON Schema of a case, an outcome and a vector, by name.
+/// The vectors file: [`vectors`] with the [`crate::Provenance`].
+pub fn file() -> Result<File, crate::wire::Refusal> {
+    Ok(File {
+        provenance: crate::provenance(),
+        vectors: vectors()?,
+    })
+}
+
+/// The JSON Schema of a case, an outcome, a vector and the vectors file, by
+/// name.
 pub fn schema() -> Value {
     serde_json::json!({
         "case": schemars::schema_for!(Case),
         "outcome": schemars::schema_for!(Outcome),
         "vector": schemars::schema_for!(Vector),
+        "file": schemars::schema_for!(File),
     })
 }

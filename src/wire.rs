@@ -338,8 +338,19 @@ fn shallow_result<'de>(
                 entries.push(Value::Object(fields));
             }
             Value::Array(entries)
-        } else if key == "data" && field.get().starts_with(['{', '[']) {
+        } else if key == "data" && field.get().starts_with('[') {
             placeholder(field)
+        } else if key == "data" && field.get().starts_with('{') {
+            // A `data` still carrying RT-TOOL-2's reserved key is rare and
+            // changes the zone: it is read whole.
+            if pairs(field.get())?
+                .iter()
+                .any(|(k, _)| k == crate::model::RESERVED_KEY)
+            {
+                part(field.get())?
+            } else {
+                placeholder(field)
+            }
         } else {
             part(field.get())?
         };

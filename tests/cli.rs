@@ -163,14 +163,9 @@ fn verdict_says_why_a_case_is_lenient() {
 
 #[test]
 fn check_exit_codes_and_clause_ids() {
-    let dir = std::env::temp_dir().join(format!("rt-tool-3-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let scratch = Scratch::new("cli");
     let case = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cases/rule-example.json");
-    let write = |name: &str, text: &str| {
-        let path = dir.join(name);
-        std::fs::write(&path, text).expect("write");
-        path.display().to_string()
-    };
+    let write = |name: &str, text: &str| scratch.write(name, text);
     let good = write(
         "good.json",
         r#"{"messages":[{"tool_call_id":"c1","content":"Node created."}],"exposed":false,
@@ -191,17 +186,23 @@ fn check_exit_codes_and_clause_ids() {
         (
             &["check", "--prose", "exact", case, &good],
             1,
-            "RT-TOOL-3.3: the prose of call c1 is \"Node created.\"",
+            "RT-TOOL-3 ¶3: the prose of call c1 is \"Node created.\"",
         ),
         (
             &["check", case, &spoof],
             1,
-            "RT-TOOL-3.1: tool_artifacts[0] carries tool_call_id \"c7\"",
+            "RT-TOOL-3 ¶1: tool_artifacts[0] carries tool_call_id \"c7\"",
+        ),
+        (&["check", case, &spoof], 1, "rule_hash f4664b813918"),
+        (
+            &["check", "--json", case, &spoof],
+            1,
+            r#""clause":"RT-TOOL-3 ¶1","cite":{"rule":"RT-TOOL-3","paragraph":1}"#,
         ),
         (
             &["check", "--json", case, &spoof],
             1,
-            r#""clause":"RT-TOOL-3.1""#,
+            r#""rule":"RT-TOOL-3","spec_version":"1.0-draft","rule_hash":"f4664b813918","oracle":"rt-tool-3 "#,
         ),
         (&["check", case, &broken], 2, "invalid outcome in"),
         (&["check", &broken, &good], 2, "invalid case in"),
@@ -223,8 +224,130 @@ fn check_exit_codes_and_clause_ids() {
             text.contains(says),
             "{args:?}: {text:?} does not say {says:?}"
         );
+        assert!(!cites_a_dotted_clause(&text), "{args:?}: {text}");
     }
-    std::fs::remove_dir_all(&dir).expect("clean up");
+}
+
+/// Whether a text cites a clause as `RT-TOOL-3.1` … `RT-TOOL-3.4`, which the
+/// specification would read as the id of another rule.
+fn cites_a_dotted_clause(text: &str) -> bool {
+    (1..=4).any(|n| text.contains(&format!("RT-TOOL-3.{n}")))
+}
+
+/// Outcomes that break the rule's text in ways one outcome shows: each is
+/// `check`ed, exits 1 and names the clause.
+#[test]
+fn check_judges_by_the_text() {
+    let scratch = Scratch::new("text");
+    let write = |name: &str, text: &str| scratch.write(name, text);
+    let reserved = write(
+        "reserved.json",
+        r#"{"calls":[{"tool_call_id":"c1","result":{"success":true,"data":{"result":"x","artifacts":[{"type":"link","payload":{"url":"https://example.com/only-here"}}]}}}]}"#,
+    );
+    let out = run(&["verdict", &reserved], b"");
+    assert_eq!(out.status.code(), Some(0));
+    let outcome: serde_json::Value = serde_json::from_slice(&out.stdout).expect("an outcome");
+    assert_eq!(outcome["messages"][0]["content"], "x");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("lenient zone"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("reserved `artifacts` key"));
+    let two = write(
+        "two.json",
+        r#"{"calls":[{"tool_call_id":"c1","result":{"success":true,"data":"Created node 5 (draft).","error":"warning: slow backend"}},
+                     {"tool_call_id":"c2","result":{"success":true,"data":"Deleted node 7 (final)."}}]}"#,
+    );
+    let declined = write(
+        "declined.json",
+        r#"{"calls":[{"tool_call_id":"c1","result":{"success":"false","data":"no","artifacts":[{"type":"link","payload":{"url":"https://example.com/declined"}}]}}]}"#,
+    );
+    let links: Vec<String> = (0..51)
+        .map(|i| format!(r#"{{"type":"link","payload":{{"n":{i}}}}}"#))
+        .collect();
+    let many = write(
+        "many.json",
+        &format!(
+            r#"{{"calls":[{{"tool_call_id":"c1","result":{{"success":true,"data":"d","artifacts":[{}]}}}}]}}"#,
+            links.join(",")
+        ),
+    );
+    let outcome = |name: &str, messages: &str, artifacts: &str| {
+        write(
+            name,
+            &format!(r#"{{"messages":{messages},"tool_artifacts":{artifacts},"exposed":false}}"#),
+        )
+    };
+    let table: Vec<(&str, String, &str)> = vec![
+        (
+            &reserved,
+            outcome("leak.json", r#"[{"tool_call_id":"c1","content":"x https://example.com/only-here"}]"#, "[]"),
+            "RT-TOOL-3 ¶3: the prose of call c1 contains \"https://example.com/only-here\"",
+        ),
+        (
+            &two,
+            outcome(
+                "swapped.json",
+                r#"[{"tool_call_id":"c1","content":"Deleted node 7 (final)."},{"tool_call_id":"c2","content":"Created node 5 (draft)."}]"#,
+                "[]",
+            ),
+            "RT-TOOL-3 ¶3: the prose of call c1 contains \"Deleted node 7 (final).\", found only in the data of call c2",
+        ),
+        (
+            &two,
+            outcome(
+                "error.json",
+                r#"[{"tool_call_id":"c1","content":"Created node 5 (draft). warning: slow backend"},{"tool_call_id":"c2","content":"Deleted node 7 (final)."}]"#,
+                "[]",
+            ),
+            "RT-TOOL-3 ¶3: the prose of call c1 contains \"warning: slow backend\", found only in the error of call c1",
+        ),
+        (
+            &declined,
+            outcome(
+                "declined-out.json",
+                r#"[{"tool_call_id":"c1","content":"no"}]"#,
+                r#"[{"type":"link","payload":{"url":"https://example.com/declined"},"tool_call_id":"c1"}]"#,
+            ),
+            "RT-TOOL-2: tool_artifacts[0] is entry 0 of call c1's artifacts, which RT-TOOL-2 drops",
+        ),
+        (
+            &many,
+            outcome("none.json", r#"[{"tool_call_id":"c1","content":"d"}]"#, "[]"),
+            "RT-TOOL-6: tool_artifacts holds 0 of the run's 51 kept artifacts",
+        ),
+    ];
+    for (case, outcome, says) in &table {
+        let out = run(&["check", case, outcome], b"");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{outcome}: {text}");
+        assert!(
+            text.contains(says),
+            "{outcome}: {text:?} does not say {says:?}"
+        );
+        assert!(!cites_a_dotted_clause(&text), "{text}");
+    }
+}
+
+/// A directory of its own for one test, removed when the test ends.
+struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("rt-tool-3-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        Scratch(dir)
+    }
+
+    /// Writes a file into it, and gives its path.
+    fn write(&self, name: &str, text: &str) -> String {
+        let path = self.0.join(name);
+        std::fs::write(&path, text).expect("write");
+        path.display().to_string()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// Hostile input to `verdict` and to both sides of `check`: refused in one

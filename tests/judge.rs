@@ -7,8 +7,8 @@ use rt_tool_3::wire::Case;
 use serde_json::{json, Value};
 
 use Clause::{
-    DeliveryRegardless as C4, Filter as RT2, KeyByKey as C1, NotExposedByDefault as C2,
-    ProseFromData as C3,
+    Bounds as RT6, DeliveryRegardless as C4, Filter as RT2, KeyByKey as C1,
+    NotExposedByDefault as C2, ProseFromData as C3, Protocol as P,
 };
 
 /// Judges `observed` and checks the clauses named, in order, and that each
@@ -165,7 +165,7 @@ fn clause_1_key_by_key() {
         (
             example(json!(null)),
             json!({"messages": ok(), "exposed": false, "tool_artifacts": {}}),
-            &[C1],
+            &[P],
             &["tool_artifacts is an object, not a list"],
         ),
     ];
@@ -249,7 +249,7 @@ fn clause_2_not_exposed_by_default() {
         &example(json!(false)),
         json!({"messages": ok(), "tool_artifacts": [link("c1")]}),
         DEFAULT,
-        &[C2],
+        &[P],
         &["no `exposed`"],
     );
 }
@@ -293,27 +293,38 @@ fn clause_3_prose_from_data() {
             &[C3],
             &["contains \"https://example.com/node/5\", found only in the artifacts of call c1"],
         ),
-        // One message missing, or answering the wrong call.
+        // One message missing, or answering the wrong call: the outcome is
+        // not of the contract's shape, which is no paragraph of the rule.
         (
             example(json!(null)),
             json!([]),
             DEFAULT,
-            &[C3],
-            &["messages has 0 entries for 1 calls"],
+            &[P],
+            &["call c1 has no message"],
         ),
         (
             example(json!(null)),
             msgs(&[("c2", "Created node 5 (draft).")]),
             DEFAULT,
-            &[C3],
-            &["messages[0] answers Some(\"c2\")"],
+            &[P, P],
+            &[
+                "messages[0] answers tool_call_id \"c2\", which is no call",
+                "call c1 has no message",
+            ],
         ),
         (
             example(json!(null)),
             json!([{"tool_call_id": "c1"}]),
             DEFAULT,
-            &[C3],
+            &[P],
             &["has no string content"],
+        ),
+        (
+            example(json!(null)),
+            msgs(&[("c1", "Created node 5 (draft)."), ("c1", "again")]),
+            DEFAULT,
+            &[P],
+            &["messages[1] is a second message for call c1"],
         ),
         // A URL in data and artifact may appear: it came from data.
         (
@@ -359,14 +370,14 @@ fn clause_4_delivery_when_hidden() {
         &example(json!(null)),
         json!({"messages": ok(), "exposed": false}),
         DEFAULT,
-        &[C4],
-        &["hiding it must not strip it (EXPO-14)"],
+        &[P],
+        &["no tool_artifacts while the port is hidden (a runtime that strips hidden outputs, EXPO-14"],
     );
     check(
         &example(json!(true)),
         json!({"messages": ok(), "exposed": true}),
         DEFAULT,
-        &[C1],
+        &[P],
         &["the outcome has no tool_artifacts"],
     );
 }
@@ -410,17 +421,221 @@ fn rt_tool_2_malformed_and_failed_surface_nothing() {
 }
 
 #[test]
-fn smuggled_from_data_is_produced_by_no_call() {
-    let case = json!({"calls": [{"tool_call_id": "c1", "result": {"success": true,
-        "data": {"artifacts": [{"type": "link", "payload": {"url": "https://example.com/smuggled"}}]}}}]});
-    let observed = json!({"messages": msgs(&[("c1", "x")]), "exposed": false, "tool_artifacts": [
-        {"type": "link", "payload": {"url": "https://example.com/smuggled"}, "tool_call_id": "c1"}]});
+fn the_reserved_key_in_data_may_be_lifted_or_dropped_never_read() {
+    // RT-TOOL-2 lifts the reserved key's well-formed entries off a
+    // successful call's output; a `data` still carrying it is lenient, and
+    // lifting them (key by key, own id, once) or dropping them both conform.
+    let case = |success: bool| {
+        json!({"calls": [{"tool_call_id": "c1", "result": {"success": success,
+        "data": {"result": "x", "artifacts": [{"type": "link", "payload": {"url": "https://example.com/smuggled"}}]}}},
+        {"tool_call_id": "c2", "result": {"success": true, "data": "y"}}]})
+    };
+    let smuggled = |id: &str| json!({"type": "link", "payload": {"url": "https://example.com/smuggled"}, "tool_call_id": id});
+    let observed = |arts: Value, prose: &str| json!({"messages": msgs(&[("c1", prose), ("c2", "y")]), "exposed": false, "tool_artifacts": arts});
+    let rows: Vec<(Value, Value, &[Clause], &[&str])> = vec![
+        (case(true), observed(json!([]), "x"), &[], &[]),
+        (case(true), observed(json!([smuggled("c1")]), "x"), &[], &[]),
+        (
+            case(true),
+            observed(json!([smuggled("c1"), smuggled("c1")]), "x"),
+            &[C1],
+            &["repeats artifact 0 of call c1"],
+        ),
+        (
+            case(true),
+            observed(json!([smuggled("c2")]), "x"),
+            &[C1],
+            &["carries tool_call_id c2"],
+        ),
+        (
+            case(false),
+            observed(json!([smuggled("c1")]), "x"),
+            &[RT2],
+            &["entry 0 under the reserved `artifacts` key of call c1's data, which RT-TOOL-2 drops: the call failed"],
+        ),
+        // Nothing under the reserved key reaches the prose, in either zone.
+        (
+            case(true),
+            observed(json!([]), "x https://example.com/smuggled"),
+            &[C3],
+            &["found only in the reserved `artifacts` key of call c1's data"],
+        ),
+    ];
+    for (case, observed, clauses, says) in rows {
+        check(&case, observed, DEFAULT, clauses, says);
+    }
+}
+
+#[test]
+fn each_calls_prose_comes_from_its_own_data() {
+    let case = json!({"calls": [
+        {"tool_call_id": "c1", "result": {"success": true, "data": "Created node 5 (draft).", "error": "warning: slow backend"}},
+        {"tool_call_id": "c2", "result": {"success": false, "data": null, "error": "quota exceeded for tool"}},
+        {"tool_call_id": "c3", "result": {"success": true, "data": {"result": "Deleted node 7 (final)."}}}]});
+    let observed = |pairs: &[(&str, &str)]| json!({"messages": msgs(pairs), "exposed": false, "tool_artifacts": []});
+    let letter = Options {
+        prose: ProseMode::Letter,
+        ..DEFAULT
+    };
+    let rows: Vec<(Value, Options, &[Clause], &[&str])> = vec![
+        // Each call's own data: conforms, in any order of the messages.
+        (
+            observed(&[("c1", "Created node 5 (draft)."), ("c2", ""), ("c3", "Deleted node 7 (final).")]),
+            DEFAULT,
+            &[],
+            &[],
+        ),
+        (
+            observed(&[("c3", "Deleted node 7 (final)."), ("c1", "Created node 5 (draft)."), ("c2", "")]),
+            DEFAULT,
+            &[],
+            &["messages are not in call order"],
+        ),
+        // Two calls' prose swapped.
+        (
+            observed(&[("c1", "Deleted node 7 (final)."), ("c2", ""), ("c3", "Created node 5 (draft).")]),
+            DEFAULT,
+            &[C3, C3],
+            &["the prose of call c1 contains \"Deleted node 7 (final).\", found only in the data of call c3"],
+        ),
+        // A successful call's error in its prose.
+        (
+            observed(&[("c1", "Created node 5 (draft). warning: slow backend"), ("c2", ""), ("c3", "Deleted node 7 (final).")]),
+            DEFAULT,
+            &[C3],
+            &["found only in the error of call c1"],
+        ),
+        // A failed call's own error: allowed by default, not by the letter.
+        (
+            observed(&[("c1", "Created node 5 (draft)."), ("c2", "Error: quota exceeded for tool"), ("c3", "Deleted node 7 (final).")]),
+            DEFAULT,
+            &[],
+            &[],
+        ),
+        (
+            observed(&[("c1", "Created node 5 (draft)."), ("c2", "Error: quota exceeded for tool"), ("c3", "Deleted node 7 (final).")]),
+            letter,
+            &[C3],
+            &["found only in the error of call c2"],
+        ),
+        // Another call's error is never allowed.
+        (
+            observed(&[("c1", "Created node 5 (draft). quota exceeded for tool"), ("c2", ""), ("c3", "Deleted node 7 (final).")]),
+            DEFAULT,
+            &[C3],
+            &["found only in the error of call c2"],
+        ),
+    ];
+    for (observed, options, clauses, says) in rows {
+        check(&case, observed, options, clauses, says);
+    }
+}
+
+#[test]
+fn only_a_call_that_succeeded_delivers() {
+    // A `success` of "false" (a string) is no success, though a loosely
+    // typed runtime reads it as truthy; an absent one is tolerated.
+    let entry = json!({"type": "link", "payload": {"url": "https://example.com/declined"}});
+    let delivered = json!([{"type": "link", "payload": {"url": "https://example.com/declined"}, "tool_call_id": "c1"}]);
+    for (success, clauses) in [
+        (json!("false"), &[RT2][..]),
+        (json!("true"), &[RT2][..]),
+        (json!(1), &[RT2][..]),
+        (Value::Null, &[RT2][..]),
+    ] {
+        let case = json!({"calls": [{"tool_call_id": "c1", "result": {"success": success, "data": "d", "artifacts": [entry]}}]});
+        let observed = json!({"messages": msgs(&[("c1", "d")]), "exposed": false, "tool_artifacts": delivered});
+        check(
+            &case,
+            observed,
+            DEFAULT,
+            clauses,
+            &["which RT-TOOL-2 drops: its `success` is"],
+        );
+    }
+    let absent =
+        json!({"calls": [{"tool_call_id": "c1", "result": {"data": "d", "artifacts": [entry]}}]});
+    let observed =
+        json!({"messages": msgs(&[("c1", "d")]), "exposed": false, "tool_artifacts": delivered});
+    check(&absent, observed, DEFAULT, &[], &[]);
+}
+
+#[test]
+fn rt_tool_6_keeps_what_fits_above_the_floors() {
+    let link =
+        |i: usize| json!({"type": "link", "payload": {"url": format!("https://example.com/{i}")}});
+    let on_port = |i: usize| json!({"type": "link", "payload": {"url": format!("https://example.com/{i}")}, "tool_call_id": "c1"});
+    let many = |n: usize| {
+        json!({"calls": [{"tool_call_id": "c1", "result": {"success": true, "data": "d",
+            "artifacts": (0..n).map(link).collect::<Vec<_>>()}}]})
+    };
+    let port = |range: std::ops::Range<usize>| json!({"messages": msgs(&[("c1", "d")]), "exposed": false, "tool_artifacts": range.map(on_port).collect::<Vec<_>>()});
+    // Over the count: 50 kept conform, fewer do not.
+    check(&many(51), port(0..50), DEFAULT, &[], &[]);
+    check(&many(51), port(1..51), DEFAULT, &[], &[]);
+    check(&many(51), port(0..51), DEFAULT, &[], &[]);
+    check(
+        &many(51),
+        port(0..0),
+        DEFAULT,
+        &[RT6],
+        &["tool_artifacts holds 0 of the run's 51 kept artifacts", "artifact 0 of call c1, artifact 1 of call c1, artifact 2 of call c1 and 48 more are missing"],
+    );
+    check(
+        &many(51),
+        port(0..49),
+        DEFAULT,
+        &[RT6],
+        &["artifact 49 of call c1, artifact 50 of call c1 are missing"],
+    );
+    // One payload over the per-artifact floor: it may go, the rest stay.
+    let big = json!({"type": "file", "payload": {"content": "x".repeat(512_001)}});
+    let case = json!({"calls": [{"tool_call_id": "c1", "result": {"success": true, "data": "d",
+        "artifacts": [link(0), big, link(1)]}}]});
+    check(&case, port(0..2), DEFAULT, &[], &[]);
     check(
         &case,
-        observed,
+        port(0..1),
         DEFAULT,
-        &[C1],
-        &["was produced by no call"],
+        &[RT6],
+        &["artifact 2 of call c1 are missing"],
+    );
+    // A payload no double can hold may not encode: its absence warns.
+    let huge = json!({"calls": [{"tool_call_id": "c1", "result": {"success": true, "data": "d",
+        "artifacts": [{"type": "n", "payload": {"n": serde_json::from_str::<Value>("1e400").expect("number")}}]}}]});
+    check(
+        &huge,
+        json!({"messages": msgs(&[("c1", "d")]), "exposed": false, "tool_artifacts": []}),
+        DEFAULT,
+        &[],
+        &["no IEEE double can hold"],
+    );
+}
+
+#[test]
+fn one_calls_artifacts_out_of_order_warn() {
+    let case = json!({"calls": [
+        {"tool_call_id": "c1", "result": {"success": true, "data": "a", "artifacts": [
+            {"type": "link", "payload": {"n": 1}}, {"type": "link", "payload": {"n": 2}}]}},
+        {"tool_call_id": "c2", "result": {"success": true, "data": "b", "artifacts": [
+            {"type": "link", "payload": {"n": 3}}]}}]});
+    let a = |n: u32, id: &str| json!({"type": "link", "payload": {"n": n}, "tool_call_id": id});
+    let observed = |arts: Value| json!({"messages": msgs(&[("c1", "a"), ("c2", "b")]), "exposed": false, "tool_artifacts": arts});
+    let judged = |arts: Value| {
+        let case = Case::from_json(case.to_string().as_bytes()).expect("valid");
+        judge(&case, &observed(arts), DEFAULT).expect("object")
+    };
+    // Calls in another order: free. One call's own order changed: a warning.
+    let across = judged(json!([a(3, "c2"), a(1, "c1"), a(2, "c1")]));
+    assert!(
+        across.conforms() && across.warnings.is_empty(),
+        "{across:#?}"
+    );
+    let within = judged(json!([a(2, "c1"), a(3, "c2"), a(1, "c1")]));
+    assert!(within.conforms(), "{within:#?}");
+    assert_eq!(
+        within.warnings,
+        ["the artifacts of call c1 arrived in another order than the call returned them"]
     );
 }
 
@@ -610,25 +825,62 @@ fn first_difference_points_at_it() {
     }
 }
 
-/// Clause ids and one-line sentences, as `check` prints them.
+/// Clause ids and one-line sentences, as `check` prints them: a paragraph
+/// of RT-TOOL-3 cited as the specification cites it, `RT-TOOL-3 ¶N` (never
+/// `RT-TOOL-3.N`, another rule's id), and in JSON structured as well.
 #[test]
 fn clauses_print_their_ids() {
     let ids = [
-        (C1, "RT-TOOL-3.1"),
-        (C2, "RT-TOOL-3.2"),
-        (C3, "RT-TOOL-3.3"),
-        (C4, "RT-TOOL-3.4"),
-        (RT2, "RT-TOOL-2"),
+        (
+            C1,
+            "RT-TOOL-3 ¶1",
+            json!({"rule": "RT-TOOL-3", "paragraph": 1}),
+        ),
+        (
+            C2,
+            "RT-TOOL-3 ¶2",
+            json!({"rule": "RT-TOOL-3", "paragraph": 2}),
+        ),
+        (
+            C3,
+            "RT-TOOL-3 ¶3",
+            json!({"rule": "RT-TOOL-3", "paragraph": 3}),
+        ),
+        (
+            C4,
+            "RT-TOOL-3 ¶4",
+            json!({"rule": "RT-TOOL-3", "paragraph": 4}),
+        ),
+        (
+            RT2,
+            "RT-TOOL-2",
+            json!({"rule": "RT-TOOL-2", "paragraph": null}),
+        ),
+        (
+            RT6,
+            "RT-TOOL-6",
+            json!({"rule": "RT-TOOL-6", "paragraph": null}),
+        ),
+        (P, "protocol", json!({"rule": null, "paragraph": null})),
     ];
-    for (clause, id) in ids {
+    assert_eq!(Clause::ALL.len(), ids.len(), "every clause is listed here");
+    for (clause, id, cite) in ids {
         assert_eq!(clause.id(), id);
         assert_eq!(clause.to_string(), id);
         assert_eq!(serde_json::to_value(clause).expect("json"), id);
+        assert_eq!(
+            serde_json::from_value::<Clause>(json!(id)).expect("reads back"),
+            clause
+        );
         let v = rt_tool_3::judge::Violation {
             clause,
             message: "what".into(),
         };
         assert_eq!(v.to_string(), format!("{id}: what"));
+        assert_eq!(
+            serde_json::to_value(&v).expect("json"),
+            json!({"clause": id, "cite": cite, "message": "what"})
+        );
     }
     let case = Case::from_json(example(json!(null)).to_string().as_bytes()).expect("valid");
     let err = judge(&case, &json!([1]), DEFAULT).expect_err("not an outcome");

@@ -41,13 +41,15 @@ fn encoded_len_is_the_longest_plausible_encoding() {
 
 /// Every Unicode scalar value, alone in a string, costs what the rule for
 /// one character says: two bytes for the short escapes (and `/`), six for
-/// another control character, one for the rest of ASCII, and six for each
-/// UTF-16 unit of anything else.
+/// another control character and for the characters Go and .NET escape
+/// (`<`, `>`, `&`, `'`, `+`, the backtick), one for the rest of ASCII, and
+/// six for each UTF-16 unit of anything else.
 #[test]
 fn encoded_len_of_every_character() {
     for c in (0..=0x10_ffff).filter_map(char::from_u32) {
         let expected = match c {
             '"' | '\\' | '/' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
+            '<' | '>' | '&' | '\'' | '+' | '`' => 6,
             c if c < ' ' => 6,
             c if c.is_ascii() => 1,
             c => 6 * c.len_utf16(),

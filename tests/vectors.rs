@@ -43,8 +43,15 @@ fn committed_vectors_match_the_command() {
 
 #[test]
 fn every_vector_is_consistent_with_the_judge() {
-    let vectors: Vec<Value> = serde_json::from_str(&committed("rt-tool-3.json")).expect("JSON");
-    for v in &vectors {
+    let file: Value = serde_json::from_str(&committed("rt-tool-3.json")).expect("JSON");
+    assert_eq!(file["rule"], rt_tool_3::RULE);
+    assert_eq!(file["spec_version"], rt_tool_3::SPEC_VERSION);
+    assert_eq!(file["rule_hash"], rt_tool_3::RULE_HASH);
+    assert_eq!(
+        file["oracle"],
+        format!("rt-tool-3 {}", rt_tool_3::ORACLE_VERSION)
+    );
+    for v in file["vectors"].as_array().expect("vectors") {
         let case =
             rt_tool_3::wire::Case::from_json(v["case"].to_string().as_bytes()).expect("valid case");
         let options = Options {
@@ -54,20 +61,47 @@ fn every_vector_is_consistent_with_the_judge() {
         };
         let j = judge(&case, &v["expected"], options).expect("an outcome");
         assert!(j.conforms(), "{}: {:?}", v["description"], j.violations);
+        let clause: rt_tool_3::judge::Clause =
+            serde_json::from_value(v["clause"].clone()).expect("a clause");
+        assert_eq!(
+            v["cite"],
+            serde_json::to_value(clause.cite()).expect("json")
+        );
         let strict = v["judged"]["zone"] == "strict";
+        let bounded = !strict && rt_tool_3::model::shape_reasons(&case).is_empty();
         assert_eq!(
             v["judged"]["tool_artifacts"],
-            if strict { "multiset" } else { "subset" }
+            match (strict, bounded) {
+                (true, _) => "multiset",
+                (false, true) => "bounded",
+                (false, false) => "subset",
+            }
         );
-        for needle in v["judged"]["prose_must_not_contain"]
+        let leaks = v["judged"]["prose_must_not_contain"]
             .as_array()
-            .expect("list")
-        {
-            for m in v["expected"]["messages"].as_array().expect("messages") {
-                assert!(!m["content"]
-                    .as_str()
-                    .expect("content")
-                    .contains(needle.as_str().expect("string")));
+            .expect("list");
+        assert_eq!(leaks.len(), case.calls.len(), "one entry per call");
+        for (leak, call) in leaks.iter().zip(&case.calls) {
+            assert_eq!(leak["tool_call_id"], call.tool_call_id.as_str());
+            let content = v["expected"]["messages"]
+                .as_array()
+                .expect("messages")
+                .iter()
+                .find(|m| m["tool_call_id"] == call.tool_call_id.as_str())
+                .and_then(|m| m["content"].as_str())
+                .expect("the call's message");
+            let needles = leak["strings"].as_array().expect("strings").iter().chain(
+                leak.get("by_the_letter")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten(),
+            );
+            for needle in needles {
+                assert!(
+                    !content.contains(needle.as_str().expect("string")),
+                    "{}: {content:?} holds {needle}",
+                    v["description"]
+                );
             }
         }
     }

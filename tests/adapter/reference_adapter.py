@@ -27,7 +27,10 @@ def enc(v, sort=False):
 
 
 def prose(data):
-    """The reference rendering of a result's `data` (clause 3)."""
+    """The reference rendering of a result's `data` (RT-TOOL-3 ¶3), without
+    RT-TOOL-2's reserved `artifacts` key, which never reaches the prose."""
+    if isinstance(data, dict):
+        data = {k: v for k, v in data.items() if k != "artifacts"}
     if type(data) is str:
         return data
     if isinstance(data, dict) and list(data) == ["result"] and type(data["result"]) is str:

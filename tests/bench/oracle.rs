@@ -27,6 +27,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use rt_tool_3::judge::ProseMode;
 use rt_tool_3::{gen, model, wire::Case};
 use serde_json::{json, Value};
 
@@ -265,15 +266,15 @@ fn harness(dir: &Path) {
         let mut file = std::fs::File::create(&requests).expect("requests file");
         writeln!(file, "{}", json!({"cmd": "start", "version": 1})).expect("write");
         let mut seq = 0;
-        for case in gen::cases(3).take(cases as usize) {
-            for variant in [
-                case.clone(),
-                Case {
-                    exposed: Some(case.exposed != Some(true)),
-                    ..case.clone()
-                },
-                rt_tool_3::diff::canary_sibling(&case).0,
-            ] {
+        // What `diff` sends: the pinned vectors first, then the generated
+        // cases, each with its two siblings.
+        let pinned = rt_tool_3::replay::pinned().expect("the vectors");
+        let cases_sent = pinned
+            .into_iter()
+            .map(|f| f.case)
+            .chain(gen::cases(3).take(cases as usize));
+        for case in cases_sent {
+            for variant in rt_tool_3::diff::siblings(&case, ProseMode::DataOnly) {
                 seq += 1;
                 writeln!(
                     file,

@@ -1,0 +1,387 @@
+//! A standing to publish: what one `diff` run says of an implementation,
+//! clause by clause.
+//!
+//! The specification "carries no implementation status: each implementation
+//! publishes its own standing against these rules in its own
+//! documentation". A [`Standing`] is that statement, worked out from a
+//! [`Report`]: which rule, text and oracle; which implementation; how many
+//! cases under which reading of ¶3; the pinned vectors passed; and for each
+//! paragraph of RT-TOOL-3 and each neighbouring rule the oracle judges,
+//! *met*, *not met* (with the minimal counterexample and its reason) or *not
+//! exercised*, with how many judged cases bore on it. A run that ended on a
+//! fault of the process claims nothing.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::diff::{Report, Vector};
+use crate::judge::{self, Cite, Clause};
+use crate::model;
+use crate::wire::Case;
+
+/// How many judged cases bore on each clause.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Tally(pub BTreeMap<Clause, u64>);
+
+impl Tally {
+    /// Counts one judged case.
+    pub fn count(&mut self, case: &Case) {
+        for clause in bearing(case) {
+            *self.0.entry(clause).or_default() += 1;
+        }
+    }
+
+    /// The cases that bore on `clause`.
+    pub fn get(&self, clause: Clause) -> u64 {
+        self.0.get(&clause).copied().unwrap_or(0)
+    }
+}
+
+/// The clauses a case bears on: those an implementation could break on it.
+///
+/// ¶1 needs an artifact entry somewhere; ¶2 an exposure left at its
+/// default; ¶3 a call; ¶4 an artifact a call may deliver; RT-TOOL-2 an entry
+/// it drops (malformed, or of a call that did not succeed, or under the
+/// reserved key of `data`); RT-TOOL-6 a run over its floors. Every case
+/// bears on the outcome's shape.
+pub fn bearing(case: &Case) -> Vec<Clause> {
+    fn entries(call: &crate::wire::Call) -> impl Iterator<Item = &Value> {
+        let artifacts = call.result.get("artifacts").into_iter();
+        let reserved = call
+            .result
+            .get("data")
+            .and_then(|d| d.get(model::RESERVED_KEY))
+            .into_iter();
+        artifacts.chain(reserved).flat_map(|v| match v {
+            Value::Array(a) => a.iter().collect::<Vec<_>>(),
+            Value::Object(o) => std::iter::once(v).chain(o.values()).collect(),
+            _ => Vec::new(),
+        })
+    }
+    let mut any_entry = false;
+    let mut deliverable = false;
+    let mut dropped = false;
+    for call in &case.calls {
+        let may = judge::may_deliver(&call.result);
+        let reserved = call
+            .result
+            .get("data")
+            .and_then(|d| d.get(model::RESERVED_KEY))
+            .is_some();
+        dropped |= reserved;
+        for entry in entries(call) {
+            any_entry = true;
+            let kept = model::well_formed(entry).is_some();
+            deliverable |= kept && may;
+            dropped |= !(kept && may);
+        }
+    }
+    let mut clauses = Vec::new();
+    let mut bears = |yes: bool, clause: Clause| {
+        if yes {
+            clauses.push(clause);
+        }
+    };
+    bears(any_entry, Clause::KeyByKey);
+    bears(case.exposed.is_none(), Clause::NotExposedByDefault);
+    bears(!case.calls.is_empty(), Clause::ProseFromData);
+    bears(deliverable, Clause::DeliveryRegardless);
+    bears(dropped, Clause::Filter);
+    bears(
+        !model::floor_reasons(case, &model::encoded_len).is_empty(),
+        Clause::Bounds,
+    );
+    bears(true, Clause::Protocol);
+    clauses
+}
+
+/// One clause's standing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// Judged cases bore on it, and none broke it.
+    Met,
+    /// A case broke it.
+    NotMet,
+    /// No judged case bore on it.
+    NotExercised,
+}
+
+impl Status {
+    fn text(self) -> &'static str {
+        match self {
+            Status::Met => "met",
+            Status::NotMet => "not met",
+            Status::NotExercised => "not exercised",
+        }
+    }
+}
+
+/// The minimal case that broke a clause, and why.
+#[derive(Clone, Debug, Serialize)]
+pub struct Counterexample {
+    /// What the judge said, one sentence per violation of the clause.
+    pub reason: Vec<String>,
+    /// The minimal case (the sibling that showed it).
+    pub case: Case,
+    /// The reference outcome of that case.
+    pub expected: crate::wire::Outcome,
+    /// What the implementation answered.
+    pub observed: Value,
+}
+
+impl Counterexample {
+    fn of(vector: &Vector, clause: Option<Clause>) -> Counterexample {
+        let reason = vector
+            .violations
+            .iter()
+            .filter(|v| clause.is_none_or(|c| v.clause == c))
+            .map(|v| v.message.clone())
+            .collect::<Vec<_>>();
+        Counterexample {
+            reason: if reason.is_empty() {
+                vec![vector.description.clone()]
+            } else {
+                reason
+            },
+            case: vector.case.clone(),
+            expected: vector.expected.clone(),
+            observed: vector.observed.clone(),
+        }
+    }
+}
+
+/// One clause's line in a standing.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClauseStanding {
+    /// The clause, as the specification cites it.
+    pub clause: Clause,
+    /// The same, structured.
+    pub cite: Cite,
+    /// What it asks, in a few words.
+    pub title: &'static str,
+    /// Met, not met, or not exercised.
+    pub status: Status,
+    /// How many judged cases bore on it.
+    pub cases: u64,
+    /// When not met: the minimal counterexample.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counterexample: Option<Counterexample>,
+}
+
+/// What a run says of an implementation.
+#[derive(Clone, Debug, Serialize)]
+pub struct Standing {
+    /// The rule, its text's hash and the oracle that judged.
+    #[serde(flatten)]
+    pub provenance: crate::Provenance,
+    /// What the implementation says it is (its `start` reply).
+    pub implementation: Value,
+    /// The reading of ¶3 used: `data-only`, `letter` or `exact`.
+    pub reading: judge::ProseMode,
+    /// Whether the reference order of `tool_artifacts` was demanded.
+    pub strict_order: bool,
+    /// The seed of the generated cases.
+    pub seed: u64,
+    /// Cases judged, the pinned vectors and replays included.
+    pub cases: u64,
+    /// Of those, the pinned vectors and replayed cases.
+    pub replayed: u64,
+    /// Requests sent, shrinking included.
+    pub requests: u64,
+    /// Pinned conformance vectors run.
+    pub vectors_run: u64,
+    /// Of those, the ones that passed.
+    pub vectors_passed: u64,
+    /// Whether the whole run was judged. A run that ended on a fault of the
+    /// process is not, and then nothing is claimed: `clauses` is empty.
+    pub complete: bool,
+    /// The fault that ended the run, if one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault: Option<String>,
+    /// Clause by clause: ¶1 to ¶4, RT-TOOL-2, RT-TOOL-6 and the outcome's
+    /// shape.
+    pub clauses: Vec<ClauseStanding>,
+    /// When the implementation errored on a case it owed an outcome for:
+    /// the first such case.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub errored: Option<Counterexample>,
+}
+
+impl Standing {
+    /// Works out the standing of a run.
+    pub fn of(report: &Report) -> Standing {
+        let complete = report.fault.is_none();
+        let first = |id: &str| {
+            report
+                .divergences
+                .iter()
+                .find(|d| d.signature.contains(id))
+                .and_then(|d| {
+                    let pick = |vs: &[Vector]| {
+                        vs.iter()
+                            .find(|v| match Clause::ALL.iter().find(|c| c.id() == id) {
+                                Some(c) => v.clauses.contains(c),
+                                None => v.clauses.is_empty(),
+                            })
+                            .cloned()
+                    };
+                    pick(&d.minimal).or_else(|| pick(&d.found))
+                })
+        };
+        let clauses = if complete {
+            Clause::ALL
+                .into_iter()
+                .map(|clause| {
+                    let counterexample =
+                        first(clause.id()).map(|v| Counterexample::of(&v, Some(clause)));
+                    let cases = report.tally.get(clause);
+                    let status = match (&counterexample, cases) {
+                        (Some(_), _) => Status::NotMet,
+                        (None, 0) => Status::NotExercised,
+                        (None, _) => Status::Met,
+                    };
+                    ClauseStanding {
+                        clause,
+                        cite: clause.cite(),
+                        title: clause.title(),
+                        status,
+                        cases,
+                        counterexample,
+                    }
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Standing {
+            provenance: report.provenance.clone(),
+            implementation: report.implementation.clone(),
+            reading: report.reading,
+            strict_order: report.strict_order,
+            seed: report.seed,
+            cases: report.cases,
+            replayed: report.replayed,
+            requests: report.requests,
+            vectors_run: report.vectors.run,
+            vectors_passed: report.vectors.run - report.vectors.failed.len() as u64,
+            complete,
+            fault: report.fault.as_ref().map(|f| f.message.clone()),
+            errored: if complete {
+                first("errored").map(|v| Counterexample::of(&v, None))
+            } else {
+                None
+            },
+            clauses,
+        }
+    }
+
+    /// Whether every clause that was exercised is met, in a complete run.
+    pub fn conforms(&self) -> bool {
+        self.complete
+            && self.errored.is_none()
+            && self.clauses.iter().all(|c| c.status != Status::NotMet)
+    }
+
+    /// The standing as a Markdown page, for the implementation's own
+    /// documentation.
+    pub fn markdown(&self) -> String {
+        let name = |k: &str| {
+            self.implementation
+                .get(k)
+                .and_then(Value::as_str)
+                .unwrap_or("an unnamed implementation")
+                .to_owned()
+        };
+        let language = self
+            .implementation
+            .get("language")
+            .and_then(Value::as_str)
+            .map(|l| format!(" ({l})"))
+            .unwrap_or_default();
+        let p = &self.provenance;
+        let mut md = format!("# {} standing: {}{language}\n\n", p.rule, name("name"));
+        let _ = writeln!(
+            md,
+            "Judged against rule {} of the FlowDrop Workflow Specification {} (`rule_hash` `{}`) by {}, on {} cases ({} requests, seed {}), reading ¶3 as `{}`{}.\n",
+            p.rule,
+            p.spec_version,
+            p.rule_hash,
+            p.oracle,
+            self.cases,
+            self.requests,
+            self.seed,
+            self.reading.name(),
+            if self.strict_order { ", with the reference artifact order demanded" } else { "" },
+        );
+        if !self.complete {
+            let _ = writeln!(
+                md,
+                "**No standing.** The run ended on a fault of the implementation's process before it was judged in full: {}. Nothing is claimed.",
+                self.fault.as_deref().unwrap_or("unknown")
+            );
+            return md;
+        }
+        let _ = writeln!(
+            md,
+            "Pinned conformance vectors: {} of {} passed.\n",
+            self.vectors_passed, self.vectors_run
+        );
+        md.push_str("| clause | what it asks | standing | judged cases that bore on it |\n|---|---|---|---|\n");
+        for c in &self.clauses {
+            let _ = writeln!(
+                md,
+                "| {} | {} | **{}** | {} |",
+                c.clause,
+                c.title,
+                c.status.text(),
+                c.cases
+            );
+        }
+        let mut examples: Vec<(String, &Counterexample)> = self
+            .clauses
+            .iter()
+            .filter_map(|c| {
+                c.counterexample
+                    .as_ref()
+                    .map(|x| (format!("{}: not met", c.clause), x))
+            })
+            .collect();
+        if let Some(x) = &self.errored {
+            examples.push(("errored on a case it owed an outcome for".to_owned(), x));
+        }
+        if !examples.is_empty() {
+            md.push_str("\n## Counterexamples\n");
+        }
+        for (title, x) in examples {
+            let _ = write!(md, "\n### {title}\n\n");
+            for r in &x.reason {
+                let _ = writeln!(md, "- {r}");
+            }
+            let _ = write!(
+                md,
+                "\n```json\n{{\"case\": {},\n \"expected\": {},\n \"observed\": {}}}\n```\n",
+                compact(&x.case),
+                compact(&x.expected),
+                compact(&x.observed)
+            );
+        }
+        let _ = write!(
+            md,
+            "\nReproduce with `rt-tool-3 diff --seed {} --cases {} --prose {}{} -- <the implementation>`.\n",
+            self.seed,
+            self.cases - self.replayed,
+            self.reading.name(),
+            if self.strict_order { " --strict-order" } else { "" },
+        );
+        md
+    }
+}
+
+/// A value as compact JSON.
+fn compact<T: Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}

@@ -568,22 +568,27 @@ impl Sent {
         } else {
             (1, 0)
         };
-        let mut per_run: [Vec<Violation>; 3] = Default::default();
-        per_run[shown] = judgements[shown].violations.clone();
-        for (i, v) in judgements[hidden].violations.iter().enumerate() {
-            let about_port = judgements[hidden].port.contains(&i);
-            if !(about_port || per_run[shown].contains(v)) {
-                per_run[hidden].push(v.clone());
-            }
-        }
-        if let Some(v) = delivery_differs(
+        // The port is judged on one run: on the case itself when both runs
+        // deliver the same, else on the run with the port exposed, and the
+        // difference is charged to ¶4 on the other.
+        let differs = delivery_differs(
             &runs,
             shown,
             hidden,
             [self.case.exposed, self.marked.case.exposed],
-        ) {
-            per_run[hidden].push(v);
+        );
+        let port_run = if differs.is_some() { shown } else { 0 };
+        let mut per_run: [Vec<Violation>; 3] = Default::default();
+        for run in [port_run, 1 - port_run] {
+            for (i, v) in judgements[run].violations.iter().enumerate() {
+                let about_port = judgements[run].port.contains(&i);
+                let said = per_run[1 - run].contains(v);
+                if (run == port_run || !about_port) && !said {
+                    per_run[run].push(v.clone());
+                }
+            }
         }
+        per_run[hidden].extend(differs);
         let calls = &self.marked.case.calls;
         let prose = [&runs[1], &runs[2]].map(|o| judge::contents(o, calls));
         for (run, contents) in [1, 2].into_iter().zip(&prose) {

@@ -1,7 +1,7 @@
 //! Generators of valid [`Case`]s: proptest strategies, an
 //! [`arbitrary::Arbitrary`] implementation, and a seeded stream of cases.
 //!
-//! Every case generated here is *valid* (READING.md, "Domain"): call ids are
+//! Every case generated here is *valid* ([`crate::reading`], "The zones"): call ids are
 //! unique strings, and everything else lives inside a `result`, which may be
 //! any JSON. The generators aim at the ways a runtime gets RT-TOOL-3 wrong:
 //!

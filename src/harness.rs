@@ -1,5 +1,5 @@
 //! The process harness: drives an implementation under test over the
-//! JSON-lines protocol of READING.md, in the manner of Bowtie.
+//! JSON-lines protocol of the reading ([`crate::reading`]), in the manner of Bowtie.
 //!
 //! ```text
 //! -> {"cmd":"start","version":1}

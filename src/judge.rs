@@ -228,8 +228,9 @@ pub struct Options {
     pub strict_order: bool,
     /// How the prose is judged.
     pub prose: ProseMode,
-    /// The caller judges clause 3 with sibling cases (as `diff` does), so the
-    /// single-outcome leak check, which must guess what is a leak, is off.
+    /// The caller judges ¶3 and ¶4 with sibling cases (as `diff` does), so
+    /// the single-outcome guesses are off: the leak check, which must guess
+    /// what is a leak, and the reading of an empty hidden port as ¶4.
     pub siblings: bool,
 }
 
@@ -463,7 +464,9 @@ impl Judge<'_> {
                 pool[p].tool_call_id
             ));
         }
-        if hidden && !missing.is_empty() && entries.is_empty() {
+        // One outcome alone: an empty port while hidden is most likely
+        // hiding at work. With siblings, ¶4 is judged by comparing runs.
+        if hidden && !missing.is_empty() && entries.is_empty() && !self.options.siblings {
             let msg = format!(
                 "no artifact was delivered while the port is hidden ({} expected): delivery must not depend on exposure",
                 missing.len()
@@ -614,7 +617,12 @@ impl Judge<'_> {
     ) {
         let same = |a: &ToolArtifact| entry_eq(a, kind_, payload) != Eq::Different;
         let calls = &self.case.calls;
-        let msg = match self.source(kind_, payload) {
+        let unused = |c: usize| {
+            pool.iter()
+                .enumerate()
+                .any(|(p, a)| !used[p] && a.tool_call_id == calls[c].tool_call_id && same(a))
+        };
+        let msg = match self.source(kind_, payload, id, &unused) {
             _ if !calls.iter().any(|c| c.tool_call_id == id) => {
                 if let Some(p) = pool
                     .iter()
@@ -674,7 +682,28 @@ impl Judge<'_> {
 
     /// Finds where an artifact's `type` and `payload` came from: an entry
     /// of some call's `artifacts`, or of the reserved key in its `data`.
-    fn source(&self, kind_: &Value, payload: &Value) -> Source<'_> {
+    ///
+    /// Two calls may return the same artifact. A kept one whose call still
+    /// misses it (`unused` says so) explains the entry best; then one of
+    /// the call whose id the entry carries, a repeat or a dropped entry;
+    /// then any dropped one; then any repeat. So when a failed call `c1` and
+    /// a successful `c2` return the same link, the link under `c1`'s id is
+    /// `c2`'s mislabelled while `c2`'s is missing from the port, and `c1`'s
+    /// own dropped one while it is there.
+    fn source(
+        &self,
+        kind_: &Value,
+        payload: &Value,
+        id: &str,
+        unused: &dyn Fn(usize) -> bool,
+    ) -> Source<'_> {
+        // The best explanation so far, with its rank (lower is better).
+        let mut best: Option<(u8, Source<'_>)> = None;
+        fn consider<'s>(best: &mut Option<(u8, Source<'s>)>, rank: u8, found: Source<'s>) {
+            if best.as_ref().is_none_or(|(r, _)| rank < *r) {
+                *best = Some((rank, found));
+            }
+        }
         for (c, call) in self.case.calls.iter().enumerate() {
             let succeeded = may_deliver(&call.result);
             let mut kept = 0;
@@ -694,43 +723,47 @@ impl Judge<'_> {
                         call.tool_call_id
                     ),
                 };
-                match model::well_formed(entry) {
-                    Some(_) if matches && succeeded => {
-                        return Source::Kept {
-                            call: c,
-                            index: kept,
-                            entry,
+                let own = call.tool_call_id == id;
+                let why = match model::well_formed(entry) {
+                    Some(_) if succeeded => {
+                        let index = kept;
+                        kept += 1;
+                        if !matches {
+                            continue;
                         }
-                    }
-                    Some(_) if matches => {
-                        let why = match call.result.get("success") {
-                            Some(Value::Bool(false)) => {
-                                "the call failed, and a call that failed carries no artifacts"
-                                    .to_string()
-                            }
-                            other => format!(
-                                "its `success` is {}, not true, and only a call that succeeded carries artifacts",
-                                other.map_or("absent", kind)
-                            ),
+                        let found = Source::Kept {
+                            call: c,
+                            index,
+                            entry,
                         };
-                        return Source::Dropped { entry: name(), why };
+                        if unused(c) {
+                            return found;
+                        }
+                        consider(&mut best, if own { 1 } else { 3 }, found);
+                        continue;
                     }
-                    Some(_) => kept += 1,
-                    None if matches => {
-                        let why = match (entry["type"].as_str(), &entry["payload"]) {
-                            (Some(""), _) => "its type is empty (RT-TOOL-6 refuses it)".to_string(),
-                            (Some(_), p) => format!("its payload is {}, not an object", kind(p)),
-                            (None, _) => {
-                                format!("its type is {}, not a string", kind(&entry["type"]))
-                            }
-                        };
-                        return Source::Dropped { entry: name(), why };
-                    }
-                    None => {}
-                }
+                    _ if !matches => continue,
+                    Some(_) => match call.result.get("success") {
+                        Some(Value::Bool(false)) => {
+                            "the call failed, and a call that failed carries no artifacts"
+                                .to_string()
+                        }
+                        other => format!(
+                            "its `success` is {}, not true, and only a call that succeeded carries artifacts",
+                            other.map_or("absent", kind)
+                        ),
+                    },
+                    None => match (entry["type"].as_str(), &entry["payload"]) {
+                        (Some(""), _) => "its type is empty (RT-TOOL-6 refuses it)".to_string(),
+                        (Some(_), p) => format!("its payload is {}, not an object", kind(p)),
+                        (None, _) => format!("its type is {}, not a string", kind(&entry["type"])),
+                    },
+                };
+                let found = Source::Dropped { entry: name(), why };
+                consider(&mut best, if own { 1 } else { 2 }, found);
             }
         }
-        Source::Nowhere
+        best.map_or(Source::Nowhere, |(_, found)| found)
     }
 
     /// Clause 3: one message per call, matched to its call by

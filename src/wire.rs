@@ -1,5 +1,5 @@
 //! The wire contract: a case and an outcome, exactly the JSON shapes of
-//! READING.md ("The wire contract").
+//! the reading ([`crate::reading`], "The wire contract").
 //!
 //! A [`Case`] is one node invocation: the author's `exposed` choice for the
 //! `tool_artifacts` port and the calls the model issued, each with whatever

@@ -864,6 +864,17 @@ fn clauses_print_their_ids() {
         (P, "protocol", json!({"rule": null, "paragraph": null})),
     ];
     assert_eq!(Clause::ALL.len(), ids.len(), "every clause is listed here");
+    // Each clause says what it asks in words of its own.
+    let titles: std::collections::BTreeSet<&str> = Clause::ALL.iter().map(|c| c.title()).collect();
+    assert_eq!(titles.len(), Clause::ALL.len(), "{titles:?}");
+    assert!(
+        titles.iter().all(|t| t.split(' ').count() >= 4),
+        "{titles:?}"
+    );
+    // A reading's name is how `--prose` and the JSON spell it.
+    for mode in [ProseMode::DataOnly, ProseMode::Letter, ProseMode::Exact] {
+        assert_eq!(serde_json::to_value(mode).expect("json"), mode.name());
+    }
     for (clause, id, cite) in ids {
         assert_eq!(clause.id(), id);
         assert_eq!(clause.to_string(), id);
@@ -960,4 +971,38 @@ fn multisets_compare_counts_not_order() {
     assert!(!same_multiset(&v("[1, 2]"), &v("[1, 2, 2]")));
     assert!(!same_multiset(&v("[1, 2, 2]"), &v("[1, 2]")));
     assert!(!same_multiset(&v(r#"[{"a": 1}]"#), &v(r#"[{"a": 2}]"#)));
+}
+
+/// Two calls return the same artifact, one of them failed: the entry is
+/// read as whichever explains it, so a mislabelled artifact of the call
+/// that succeeded is ¶1, and the failed call's copy delivered beside it is
+/// RT-TOOL-2.
+#[test]
+fn the_same_artifact_from_two_calls_is_read_as_what_explains_it() {
+    let case = json!({"calls": [
+        {"tool_call_id": "c1", "result": {"success": false, "data": "a", "artifacts": [{"type": "image", "payload": {}}]}},
+        {"tool_call_id": "c2", "result": {"success": true, "data": "b", "artifacts": [{"type": "image", "payload": {}}]}}]});
+    let image = |id: &str| json!({"type": "image", "payload": {}, "tool_call_id": id});
+    let observed = |arts: Value| json!({"messages": msgs(&[("c1", "a"), ("c2", "b")]), "exposed": false, "tool_artifacts": arts});
+    check(
+        &case,
+        observed(json!([image("c1")])),
+        DEFAULT,
+        &[C1],
+        &["artifact 0 of call c2 carries tool_call_id c1"],
+    );
+    check(
+        &case,
+        observed(json!([image("c2"), image("c1")])),
+        DEFAULT,
+        &[RT2],
+        &["tool_artifacts[1] is entry 0 of call c1's artifacts, which RT-TOOL-2 drops: the call failed"],
+    );
+    check(
+        &case,
+        observed(json!([image("c2"), image("c2")])),
+        DEFAULT,
+        &[C1],
+        &["tool_artifacts[1] repeats artifact 0 of call c2"],
+    );
 }

@@ -63,7 +63,7 @@ fn kept(result: &Value) -> Vec<(String, Value)> {
     out
 }
 
-/// The strict zone's shape (READING.md): every result an object with a
+/// The strict zone's shape (src/reading.md): every result an object with a
 /// boolean `success`, and `artifacts` absent, null or an array.
 fn strict_shape(case: &Case) -> bool {
     case.calls.iter().all(|c| match c.result.as_object() {
@@ -133,11 +133,18 @@ fn map_entries(case: &Case, mut f: impl FnMut(&mut Value)) -> Case {
 
 /// A call's `data` as JSON text ("" when absent): where a string may come
 /// from legitimately.
+/// The text of what a call's prose may draw on: its `data`, less RT-TOOL-2's
+/// reserved `artifacts` key when `data` is an object.
 fn data_text(call: &Call) -> String {
-    call.result
-        .get("data")
-        .map(Value::to_string)
-        .unwrap_or_default()
+    match call.result.get("data") {
+        Some(Value::Object(data)) => {
+            let mut data = data.clone();
+            data.shift_remove("artifacts");
+            Value::Object(data).to_string()
+        }
+        Some(data) => data.to_string(),
+        None => String::new(),
+    }
 }
 
 fn round_trip_case(case: &Case) -> Result<Case, TestCaseError> {
@@ -148,7 +155,7 @@ fn round_trip_case(case: &Case) -> Result<Case, TestCaseError> {
 // ---------------------------------------------------------------------------
 // The clauses, as checks on one case
 
-/// 3.1: exactly `{type, payload, tool_call_id}`; the real id of a call whose
+/// ¶1: exactly `{type, payload, tool_call_id}`; the real id of a call whose
 /// `artifacts` array holds that `type` and `payload`; every kept artifact
 /// once, nothing else.
 fn check_clause_1(case: &Case) -> Result<(), TestCaseError> {
@@ -217,7 +224,7 @@ fn check_clause_1(case: &Case) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// 3.2: with no instance choice (null or absent) the port is not exposed;
+/// ¶2: with no instance choice (null or absent) the port is not exposed;
 /// an instance choice is kept (EXPO-2).
 fn check_clause_2(case: &Case) -> Result<(), TestCaseError> {
     prop_assert!(!model::outcome(&with_exposed(case, None)).exposed);
@@ -237,7 +244,7 @@ fn check_clause_2(case: &Case) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// 3.3: the prose is built from `data` alone. It is the same when the
+/// ¶3: the prose is built from `data` alone. It is the same when the
 /// artifacts are removed, replaced, or multiplied, and when result-level
 /// decoys are added; no canary found only outside a call's `data` appears in
 /// its prose; neither does the fresh canary `fresh` planted in artifacts and
@@ -294,6 +301,14 @@ fn check_clause_3(case: &Case, fresh: &str) -> Result<(), TestCaseError> {
         ),
         ("decoys added", map_results(case, decoys)),
         (
+            "the reserved key in data replaced",
+            map_results(case, |r| {
+                if let Some(Value::Object(data)) = r.get_mut("data") {
+                    data.insert("artifacts".into(), planted.clone());
+                }
+            }),
+        ),
+        (
             "artifacts replaced and decoys added",
             map_results(case, |r| {
                 r.insert("artifacts".into(), planted.clone());
@@ -318,7 +333,7 @@ fn check_clause_3(case: &Case, fresh: &str) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// 3.4: `tool_artifacts` is the same whether the port is exposed, hidden or
+/// ¶4: `tool_artifacts` is the same whether the port is exposed, hidden or
 /// left at its default.
 fn check_clause_4(case: &Case) -> Result<(), TestCaseError> {
     let shown = model::outcome(&with_exposed(case, Some(true))).tool_artifacts;

@@ -539,16 +539,18 @@ impl Judge<'_> {
     /// A warning for each call whose artifacts arrived in another order
     /// than it returned them (the order across calls is free).
     fn order_within_calls(&mut self, pool: &[ToolArtifact], order: &[usize]) {
-        let mut last: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-        let mut warned = std::collections::HashSet::new();
+        let mut arrived: std::collections::HashMap<&str, Vec<usize>> =
+            std::collections::HashMap::new();
         for &p in order {
-            let id = pool[p].tool_call_id.as_str();
-            if last.get(id).is_some_and(|&before| before > p) && warned.insert(id) {
+            arrived.entry(&pool[p].tool_call_id).or_default().push(p);
+        }
+        for call in &self.case.calls {
+            let id = call.tool_call_id.as_str();
+            if !arrived.get(id).is_none_or(|a| a.is_sorted()) {
                 self.warnings.push(format!(
                     "the artifacts of call {id} arrived in another order than the call returned them"
                 ));
             }
-            last.insert(id, p);
         }
     }
 
@@ -782,8 +784,8 @@ impl Judge<'_> {
         let calls = &self.case.calls;
         let mut contents: Vec<Option<&str>> = vec![None; calls.len()];
         let mut answered = vec![false; calls.len()];
-        let mut in_order = true;
-        let mut last = None;
+        // The calls the messages answer, in the order they came.
+        let mut answering = Vec::with_capacity(messages.len());
         for (i, message) in messages.iter().enumerate() {
             let Some(id) = message.get("tool_call_id").and_then(Value::as_str) else {
                 let msg = format!("messages[{i}] has no string tool_call_id");
@@ -803,8 +805,7 @@ impl Judge<'_> {
                 self.violation(Clause::Protocol, msg);
                 continue;
             }
-            in_order &= last.is_none_or(|l| l < c);
-            last = Some(c);
+            answering.push(c);
             match message.get("content").and_then(Value::as_str) {
                 Some(content) => contents[c] = Some(content),
                 None => {
@@ -820,7 +821,7 @@ impl Judge<'_> {
             );
             self.violation(Clause::Protocol, msg);
         }
-        if !in_order {
+        if !answering.is_sorted() {
             self.warnings.push(
                 "messages are not in call order; each was matched to its call by tool_call_id"
                     .to_string(),

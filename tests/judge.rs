@@ -373,12 +373,15 @@ fn clause_4_delivery_when_hidden() {
         &[P],
         &["no tool_artifacts while the port is hidden (a runtime that strips hidden outputs, EXPO-14"],
     );
-    check(
-        &example(json!(true)),
-        json!({"messages": ok(), "exposed": true}),
-        DEFAULT,
-        &[P],
-        &["the outcome has no tool_artifacts"],
+    // Shown and absent, the port is missing, and nothing hints at hiding.
+    let case = Case::from_json(example(json!(true)).to_string().as_bytes()).expect("valid");
+    let shown = judge(&case, &json!({"messages": ok(), "exposed": true}), DEFAULT).expect("object");
+    assert_eq!(
+        shown.violations,
+        [rt_tool_3::judge::Violation {
+            clause: P,
+            message: "the outcome has no tool_artifacts".into()
+        }]
     );
 }
 
@@ -1004,5 +1007,18 @@ fn the_same_artifact_from_two_calls_is_read_as_what_explains_it() {
         DEFAULT,
         &[C1],
         &["tool_artifacts[1] repeats artifact 0 of call c2"],
+    );
+    // Two failed calls return it, and it comes under a third call's id:
+    // the first call that returned it is named.
+    let three = json!({"calls": [
+        {"tool_call_id": "c1", "result": {"success": false, "data": "a", "artifacts": [{"type": "image", "payload": {}}]}},
+        {"tool_call_id": "c2", "result": {"success": false, "data": "b", "artifacts": [{"type": "image", "payload": {}}]}},
+        {"tool_call_id": "c3", "result": {"success": true, "data": "c"}}]});
+    check(
+        &three,
+        json!({"messages": msgs(&[("c1", "a"), ("c2", "b"), ("c3", "c")]), "exposed": false, "tool_artifacts": [image("c3")]}),
+        DEFAULT,
+        &[RT2],
+        &["tool_artifacts[0] is entry 0 of call c1's artifacts, which RT-TOOL-2 drops"],
     );
 }

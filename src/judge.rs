@@ -940,17 +940,13 @@ pub fn leak_candidates(case: &Case, mode: ProseMode) -> Vec<Vec<(String, String)
                             }
                             format!("the data of call {id}")
                         }
-                        "error" if i == j && !own_error => continue,
                         "error" => format!("the error of call {id}"),
                         "artifacts" => format!("the artifacts of call {id}"),
                         _ => format!("the `{key}` of call {id}'s result, not its data"),
                     };
-                    let v = if key == "data" {
-                        model::without_reserved_key(v)
-                    } else {
-                        std::borrow::Cow::Borrowed(v)
-                    };
-                    candidates(&v, &whose, &allowed, &mut secrets);
+                    // Another call's data whole: the reserved key's
+                    // strings were named as such above, and come first.
+                    candidates(v, &whose, &allowed, &mut secrets);
                 }
             }
             secrets

@@ -603,16 +603,77 @@ fn rt_tool_6_keeps_what_fits_above_the_floors() {
         &[RT6],
         &["artifact 2 of call c1 are missing"],
     );
-    // A payload no double can hold may not encode: its absence warns.
-    let huge = json!({"calls": [{"tool_call_id": "c1", "result": {"success": true, "data": "d",
-        "artifacts": [{"type": "n", "payload": {"n": serde_json::from_str::<Value>("1e400").expect("number")}}]}}]});
+    // The bounds at their edges, with payloads of exact encoded sizes: one
+    // of exactly 512,000 bytes is within the floor and owed; one that
+    // fits the run's 2,000,000 bytes exactly is owed; one past them is not.
+    let sized = |bytes: usize| {
+        let p = json!({"s": "x".repeat(bytes - 8)});
+        assert_eq!(model::encoded_len(&p), bytes);
+        json!({"type": "blob", "payload": p})
+    };
+    let on = |a: &Value| {
+        let mut a = a.clone();
+        a["tool_call_id"] = json!("c1");
+        a
+    };
+    let run = |artifacts: &[Value]| json!({"calls": [{"tool_call_id": "c1", "result": {"success": true, "data": "d", "artifacts": artifacts}}]});
+    let port_of = |delivered: &[&Value]| {
+        json!({"messages": msgs(&[("c1", "d")]), "exposed": false,
+            "tool_artifacts": delivered.iter().map(|a| on(a)).collect::<Vec<_>>()})
+    };
+    let (at_floor, over_floor) = (sized(512_000), sized(512_001));
+    let edge = run(&[at_floor.clone(), over_floor.clone()]);
+    check(&edge, port_of(&[&at_floor]), DEFAULT, &[], &[]);
     check(
-        &huge,
-        json!({"messages": msgs(&[("c1", "d")]), "exposed": false, "tool_artifacts": []}),
+        &edge,
+        port_of(&[]),
         DEFAULT,
-        &[],
-        &["no IEEE double can hold"],
+        &[RT6],
+        &["artifact 0 of call c1 are missing"],
     );
+    let e = json!({"type": "blob", "payload": {}});
+    let (a, d, f) = (sized(500_000), sized(499_998), sized(500_000));
+    let budget = run(&[
+        a.clone(),
+        a.clone(),
+        a.clone(),
+        d.clone(),
+        e.clone(),
+        f.clone(),
+    ]);
+    check(
+        &budget,
+        port_of(&[&a, &a, &a, &d]),
+        DEFAULT,
+        &[RT6],
+        &["artifact 4 of call c1 are missing"],
+    );
+    check(&budget, port_of(&[&a, &a, &a, &d, &e]), DEFAULT, &[], &[]);
+    check(&budget, port_of(&[&a, &a, &a, &f]), DEFAULT, &[], &[]);
+    // A payload no double can hold may not encode: its absence warns.
+    // It may sit at any depth; a number a double holds is no excuse.
+    let n = |text: &str| serde_json::from_str::<Value>(text).expect("number");
+    for (payload, encodes) in [
+        (json!({"n": n("1e400")}), false),
+        (json!({"n": [1, {"m": [n("-1e400")]}]}), false),
+        (json!({"n": [1, {"m": [n("1e300")]}]}), true),
+    ] {
+        let case = json!({"calls": [{"tool_call_id": "c1", "result": {"success": true, "data": "d",
+            "artifacts": [{"type": "n", "payload": payload}]}}]});
+        let empty =
+            json!({"messages": msgs(&[("c1", "d")]), "exposed": false, "tool_artifacts": []});
+        if encodes {
+            check(
+                &case,
+                empty,
+                DEFAULT,
+                &[C4],
+                &["no artifact was delivered while the port is hidden"],
+            );
+        } else {
+            check(&case, empty, DEFAULT, &[], &["no IEEE double can hold"]);
+        }
+    }
 }
 
 #[test]
@@ -1021,4 +1082,48 @@ fn the_same_artifact_from_two_calls_is_read_as_what_explains_it() {
         &[RT2],
         &["tool_artifacts[0] is entry 0 of call c1's artifacts, which RT-TOOL-2 drops"],
     );
+}
+
+/// Each call's prose, as `diff` reads it from an outcome: matched by
+/// `tool_call_id`, whatever the order; none for a call without a message
+/// or with a content that is not a string.
+#[test]
+fn contents_are_matched_to_calls_by_id() {
+    let case = Case::from_json(
+        br#"{"calls": [{"tool_call_id": "a", "result": {}}, {"tool_call_id": "b", "result": {}},
+                       {"tool_call_id": "c", "result": {}}, {"tool_call_id": "d", "result": {}}]}"#,
+    )
+    .expect("valid");
+    let outcome = json!({"messages": [
+        {"tool_call_id": "c", "content": "for c"},
+        {"tool_call_id": "a", "content": "for a"},
+        {"tool_call_id": "b", "content": 7}]});
+    assert_eq!(
+        rt_tool_3::judge::contents(&outcome, &case.calls),
+        [Some("for a"), None, Some("for c"), None]
+    );
+    assert_eq!(
+        rt_tool_3::judge::contents(&json!({}), &case.calls),
+        [None, None, None, None]
+    );
+}
+
+/// What one call's prose may not draw on includes another call's bare
+/// result; another call's `success` flag is no leak source (a runtime's own
+/// words such as "completed" may say the same).
+#[test]
+fn leak_sources_across_calls() {
+    let case = json!({"calls": [
+        {"tool_call_id": "c1", "result": {"success": true, "data": "ok"}},
+        {"tool_call_id": "c2", "result": "Bare string result of c2"},
+        {"tool_call_id": "c3", "result": {"success": "completed", "data": "fine"}}]});
+    let observed = |c1: &str| json!({"messages": msgs(&[("c1", c1), ("c2", ""), ("c3", "fine")]), "exposed": false, "tool_artifacts": []});
+    check(
+        &case,
+        observed("ok: Bare string result of c2"),
+        DEFAULT,
+        &[C3],
+        &["found only in the result of call c2"],
+    );
+    check(&case, observed("ok (completed)"), DEFAULT, &[], &[]);
 }

@@ -265,6 +265,40 @@ fn process_faults_exit_2_naming_the_case() {
     });
 }
 
+/// A run that ends on a fault of the process claims nothing: its standing
+/// says so, with the fault, and names no clause as met.
+#[test]
+fn a_process_fault_writes_a_standing_that_claims_nothing() {
+    let standing = std::env::temp_dir().join(format!(
+        "rt-tool-3-standing-crash-{}.md",
+        std::process::id()
+    ));
+    let path = standing.display().to_string();
+    let (out, _, dir) = diff(
+        "standing-crash",
+        &[
+            "--cases",
+            "50",
+            "--seed",
+            "3",
+            "--json",
+            "--standing",
+            &path,
+        ],
+        &["--fault", "crash"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    assert_eq!(report["standing"]["complete"], false, "{report}");
+    assert_eq!(report["standing"]["clauses"], serde_json::json!([]));
+    let markdown = std::fs::read_to_string(&standing).expect("a standing");
+    assert!(markdown.contains("**No standing.**"), "{markdown}");
+    assert!(markdown.contains("crashed"), "{markdown}");
+    assert!(!markdown.contains("**met**"), "{markdown}");
+    let _ = std::fs::remove_file(standing);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 fn process_fault(fault: &str, seed: &str, says: &str) {
     let (out, took, dir) = diff(
         &format!("{fault}-{seed}"),

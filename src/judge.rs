@@ -13,10 +13,11 @@
 //! difference is a [`Judgement::warnings`] entry, not a violation.
 //!
 //! What one outcome cannot show is left to [`crate::diff`], which runs sibling
-//! cases: whether the prose changes with the artifacts alone (clause 3) and
-//! whether delivery changes with the exposure alone (clause 4). From one
-//! outcome the judge still catches a leak of a long string found only outside
-//! `data`, and a port left empty while hidden.
+//! cases: whether the prose changes with the artifacts alone (¶3) and
+//! whether delivery changes with the exposure alone (¶4). From one outcome
+//! the judge still catches a leak of a long string found anywhere but the
+//! call's own `data`, and cites an artifact missing while the port is hidden
+//! as what one outcome proves, ¶1, with a word on ¶4.
 
 use std::fmt;
 
@@ -229,8 +230,9 @@ pub struct Options {
     /// How the prose is judged.
     pub prose: ProseMode,
     /// The caller judges ¶3 and ¶4 with sibling cases (as `diff` does), so
-    /// the single-outcome guesses are off: the leak check, which must guess
-    /// what is a leak, and the reading of an empty hidden port as ¶4.
+    /// the single-outcome leak check, which must guess what is a leak, is
+    /// off, and so is the hint that an artifact missing while the port is
+    /// hidden may be ¶4.
     pub siblings: bool,
 }
 
@@ -464,26 +466,24 @@ impl Judge<'_> {
                 pool[p].tool_call_id
             ));
         }
-        // One outcome alone: an empty port while hidden is most likely
-        // hiding at work. With siblings, ¶4 is judged by comparing runs.
-        if hidden && !missing.is_empty() && entries.is_empty() && !self.options.siblings {
-            let msg = format!(
-                "no artifact was delivered while the port is hidden ({} expected): delivery must not depend on exposure",
-                missing.len()
-            );
-            self.violation(Clause::DeliveryRegardless, msg);
+        // Missing is what one outcome shows (¶1). Whether it is missing
+        // because the port is hidden (¶4) takes a second run, which `diff`
+        // makes; a person reading `check` is told where to look.
+        let while_hidden = if hidden && !self.options.siblings {
+            " (the port is hidden: a runtime that delivers it only while the port is shown breaks RT-TOOL-3 ¶4, which `diff` tells apart)"
         } else {
-            for p in missing {
-                let want = &pool[p];
-                let msg = format!(
-                    "{} of call {} ({} {}) is missing from tool_artifacts",
-                    self.kept_name(p, reference),
-                    want.tool_call_id,
-                    want.kind,
-                    want.payload
-                );
-                self.violation(Clause::KeyByKey, msg);
-            }
+            ""
+        };
+        for p in missing {
+            let want = &pool[p];
+            let msg = format!(
+                "{} of call {} ({} {}) is missing from tool_artifacts{while_hidden}",
+                self.kept_name(p, reference),
+                want.tool_call_id,
+                want.kind,
+                want.payload
+            );
+            self.violation(Clause::KeyByKey, msg);
         }
         if self.options.strict_order && !order.is_sorted() {
             let msg = "tool_artifacts is not in the reference order (call order, then each result's order)";

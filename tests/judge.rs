@@ -356,6 +356,9 @@ fn clause_3_prose_from_data() {
     }
 }
 
+/// One outcome cannot tell ¶4 from ¶1: an artifact missing while the port
+/// is hidden is cited as what the outcome proves, ¶1, with a word on ¶4;
+/// `diff`, which runs the case shown too, tells the two apart.
 #[test]
 fn clause_4_delivery_when_hidden() {
     let ok = || msgs(&[("c1", "Created node 5 (draft).")]);
@@ -363,8 +366,27 @@ fn clause_4_delivery_when_hidden() {
         &example(json!(false)),
         json!({"messages": ok(), "exposed": false, "tool_artifacts": []}),
         DEFAULT,
-        &[C4],
-        &["no artifact was delivered while the port is hidden"],
+        &[C1],
+        &["artifact 0 of call c1 (link {\"url\":\"https://example.com/node/5\"}) is missing from tool_artifacts (the port is hidden: a runtime that delivers it only while the port is shown breaks RT-TOOL-3 ¶4"],
+    );
+    // Under siblings the word on ¶4 is left out: `diff` says which it is.
+    let case = Case::from_json(example(json!(false)).to_string().as_bytes()).expect("valid");
+    let siblings = Options {
+        siblings: true,
+        ..DEFAULT
+    };
+    let j = judge(
+        &case,
+        &json!({"messages": ok(), "exposed": false, "tool_artifacts": []}),
+        siblings,
+    )
+    .expect("object");
+    assert_eq!(
+        j.violations,
+        [rt_tool_3::judge::Violation {
+            clause: C1,
+            message: "artifact 0 of call c1 (link {\"url\":\"https://example.com/node/5\"}) is missing from tool_artifacts".into()
+        }]
     );
     check(
         &example(json!(null)),
@@ -663,13 +685,7 @@ fn rt_tool_6_keeps_what_fits_above_the_floors() {
         let empty =
             json!({"messages": msgs(&[("c1", "d")]), "exposed": false, "tool_artifacts": []});
         if encodes {
-            check(
-                &case,
-                empty,
-                DEFAULT,
-                &[C4],
-                &["no artifact was delivered while the port is hidden"],
-            );
+            check(&case, empty, DEFAULT, &[C1], &["artifact 0 of call c1"]);
         } else {
             check(&case, empty, DEFAULT, &[], &["no IEEE double can hold"]);
         }

@@ -31,8 +31,9 @@ use crate::wire::{kind, Call, Case, Message, Outcome, ToolArtifact};
 /// clauses rely on, or the wire contract itself.
 ///
 /// The specification cites a clause by paragraph, `RT-TOOL-3 ¶1` … `¶4`
-/// (a dotted `RT-TOOL-3.1` would read as the id of another rule), and a
-/// neighbouring rule by its id. Every clause is named once, here.
+/// (the rule's id with a dotted item number would read as the id of
+/// another rule), and a neighbouring rule by its id. Every clause is named
+/// once, here.
 #[derive(
     Clone,
     Copy,

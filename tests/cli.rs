@@ -228,8 +228,8 @@ fn check_exit_codes_and_clause_ids() {
     }
 }
 
-/// Whether a text cites a clause as `RT-TOOL-3.1` … `RT-TOOL-3.4`, which the
-/// specification would read as the id of another rule.
+/// Whether a text cites a clause as the rule's id, a dot and the item
+/// number, which the specification would read as the id of another rule.
 fn cites_a_dotted_clause(text: &str) -> bool {
     (1..=4).any(|n| text.contains(&format!("RT-TOOL-3.{n}")))
 }
@@ -541,4 +541,53 @@ fn cases_ends_quietly_when_the_reader_goes_away() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(out.status.code(), Some(0), "{stderr}");
+}
+
+/// No command's output cites a clause the dotted way: not the vectors, their
+/// schema, the help, nor `diff`'s report, text or JSON, or its saved file.
+#[test]
+fn no_output_cites_a_dotted_clause() {
+    let scratch = Scratch::new("dotted");
+    let save = scratch.write("saved.json", "");
+    let bin = env!("CARGO_BIN_EXE_rt-tool-3");
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["vectors"],
+        vec!["vectors", "--schema"],
+        vec!["--help"],
+        vec!["check", "--help"],
+        vec!["diff", "--help"],
+        vec!["serve", "--help"],
+        vec![
+            "diff", "--cases", "20", "--seed", "1", "--save", &save, "--", bin, "serve", "--fault",
+            "spoof-id",
+        ],
+        vec![
+            "diff",
+            "--cases",
+            "20",
+            "--seed",
+            "1",
+            "--json",
+            "--save",
+            &save,
+            "--",
+            bin,
+            "serve",
+            "--fault",
+            "hidden-drops",
+        ],
+    ];
+    for args in &runs {
+        let out = run(args, b"");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!text.is_empty(), "{args:?} printed nothing");
+        assert!(!cites_a_dotted_clause(&text), "{args:?}: {text}");
+    }
+    let saved = std::fs::read_to_string(&save).expect("saved");
+    assert!(saved.contains("RT-TOOL-3 ¶4"), "{saved}");
+    assert!(!cites_a_dotted_clause(&saved), "{saved}");
 }

@@ -985,7 +985,7 @@ fn candidates(v: &Value, whose: &str, allowed: &str, out: &mut Vec<(String, Stri
 
 /// Where a result holds artifact entries.
 #[derive(Clone, Copy)]
-enum Place {
+pub(crate) enum Place {
     /// Its `artifacts`.
     Artifacts,
     /// RT-TOOL-2's reserved key in its `data`.
@@ -997,7 +997,7 @@ enum Place {
 /// (lenient zone), the object itself, read as a single entry, and its
 /// values, read as a map of entries; and likewise under RT-TOOL-2's reserved
 /// key in an object `data` (lenient zone), which a runtime may lift.
-fn candidate_entries(result: &Value) -> Vec<(Place, usize, &Value)> {
+pub(crate) fn candidate_entries(result: &Value) -> Vec<(Place, usize, &Value)> {
     fn of<'v>(place: Place, v: Option<&'v Value>, out: &mut Vec<(Place, usize, &'v Value)>) {
         match v {
             Some(Value::Array(a)) => out.extend(a.iter().enumerate().map(|(i, e)| (place, i, e))),

@@ -48,19 +48,6 @@ impl Tally {
 /// reserved key of `data`); RT-TOOL-6 a run over its floors. Every case
 /// bears on the outcome's shape.
 pub fn bearing(case: &Case) -> Vec<Clause> {
-    fn entries(call: &crate::wire::Call) -> impl Iterator<Item = &Value> {
-        let artifacts = call.result.get("artifacts").into_iter();
-        let reserved = call
-            .result
-            .get("data")
-            .and_then(|d| d.get(model::RESERVED_KEY))
-            .into_iter();
-        artifacts.chain(reserved).flat_map(|v| match v {
-            Value::Array(a) => a.iter().collect::<Vec<_>>(),
-            Value::Object(o) => std::iter::once(v).chain(o.values()).collect(),
-            _ => Vec::new(),
-        })
-    }
     let mut any_entry = false;
     let mut deliverable = false;
     let mut dropped = false;
@@ -72,7 +59,7 @@ pub fn bearing(case: &Case) -> Vec<Clause> {
             .and_then(|d| d.get(model::RESERVED_KEY))
             .is_some();
         dropped |= reserved;
-        for entry in entries(call) {
+        for (_, _, entry) in judge::candidate_entries(&call.result) {
             any_entry = true;
             let kept = model::well_formed(entry).is_some();
             deliverable |= kept && may;

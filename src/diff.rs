@@ -42,8 +42,6 @@
 //! prose, shows a canary or `c2`'s marker in `c1`'s prose.
 
 use std::collections::{BTreeSet, VecDeque};
-use std::io::Write;
-use std::path::Path;
 
 use proptest::strategy::{Strategy, ValueTree};
 use serde::Serialize;
@@ -951,28 +949,4 @@ fn canary_sibling(case: &Case, prose: ProseMode) -> Canaried {
         },
         canaries,
     }
-}
-
-/// Writes `bytes` to `path` atomically: a temporary file beside it, then a
-/// rename, so a kill leaves either the old file or the new one.
-///
-/// A path that exists and is not a regular file (`/dev/null`, a FIFO) is
-/// written in place: renaming over it would replace it.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-        return std::fs::write(path, bytes);
-    }
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("rt-tool-3");
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let mut file = std::fs::File::create(&tmp)?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    std::fs::rename(&tmp, path)
 }

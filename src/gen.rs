@@ -1256,7 +1256,7 @@ impl FailurePersistence for AtomicRegressions {
         let written = path
             .parent()
             .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| crate::diff::write_atomically(path, text.as_bytes()));
+            .and_then(|()| crate::atomic::write(path, text.as_bytes()));
         if let Err(e) = written {
             eprintln!(
                 "proptest: cannot record the failure in {}: {e}",

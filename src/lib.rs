@@ -60,6 +60,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod atomic;
 pub mod diff;
 pub mod gen;
 #[doc = include_str!("reading.md")]

@@ -399,7 +399,7 @@ fn run_diff(
     let mut save_error = None;
     let mut saved = |report: &diff::Report| {
         let bytes = serde_json::to_vec_pretty(report).unwrap_or_default();
-        if let Err(e) = diff::write_atomically(&files.save, &bytes) {
+        if let Err(e) = rt_tool_3::atomic::write(&files.save, &bytes) {
             save_error = Some(format!("cannot write {}: {e}", files.save.display()));
         }
     };
@@ -427,7 +427,7 @@ fn run_diff(
     };
     let standing = Standing::of(&report);
     if let Some(path) = &files.standing {
-        diff::write_atomically(path, standing.markdown().as_bytes())
+        rt_tool_3::atomic::write(path, standing.markdown().as_bytes())
             .map_err(|e| Fail(format!("cannot write {}: {e}", path.display())))?;
     }
     if files.json {

@@ -19,7 +19,10 @@
 //! call's own `data`, and cites an artifact missing while the port is hidden
 //! as what one outcome proves, ¶1, with a word on ¶4.
 
+use std::cell::{Cell, OnceCell};
+use std::collections::HashMap;
 use std::fmt;
+use std::hash::{DefaultHasher, Hash, Hasher};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -307,6 +310,8 @@ pub fn judge_against(
         options,
         violations: Vec::new(),
         warnings: Vec::new(),
+        call_of: call_index(&case.calls),
+        sources: OnceCell::new(),
     };
     for key in observed.keys() {
         if !["messages", "tool_artifacts", "exposed"].contains(&key.as_str()) {
@@ -341,6 +346,10 @@ struct Judge<'a> {
     options: Options,
     violations: Vec<Violation>,
     warnings: Vec<String>,
+    /// Each call's index by its id.
+    call_of: HashMap<&'a str, usize>,
+    /// Where artifacts could have come from, indexed when first needed.
+    sources: OnceCell<Sources<'a>>,
 }
 
 /// Where an observed artifact's `type` and `payload` came from.
@@ -358,7 +367,7 @@ enum Source<'v> {
     Nowhere,
 }
 
-impl Judge<'_> {
+impl<'a> Judge<'a> {
     fn violation(&mut self, clause: Clause, message: String) {
         self.violations.push(Violation { clause, message });
     }
@@ -415,28 +424,23 @@ impl Judge<'_> {
         // exactly the reference, in the lenient zone any of what each call
         // could be said to have produced.
         let determined = self.strict || self.bounded;
-        let pool: Vec<ToolArtifact> = if determined {
-            reference.to_vec()
+        let lenient;
+        let mut pool = Pool::new(if determined {
+            reference
         } else {
-            lenient_pool(self.case)
-        };
-        let mut used = vec![false; pool.len()];
+            lenient = lenient_pool(self.case);
+            &lenient
+        });
         let mut order = Vec::new();
         for (i, entry) in entries.iter().enumerate() {
             let Some((kind_, payload, id)) = self.entry_shape(i, entry) else {
                 continue;
             };
-            // The cheap tests first: the JSON comparison only for an unused
-            // artifact of the claimed call.
-            let found = pool.iter().enumerate().find_map(|(p, want)| {
-                if used[p] || want.tool_call_id != id {
-                    return None;
-                }
-                let eq = entry_eq(want, kind_, payload);
-                (eq != Eq::Different).then_some((p, eq))
-            });
-            if let Some((p, eq)) = found {
-                used[p] = true;
+            // The first unused artifact of the claimed call with this type
+            // and payload, found through the index.
+            let hash = json_hash(payload);
+            if let Some((p, eq)) = pool.unused(Some(id), kind_, payload, hash) {
+                pool.used[p] = true;
                 order.push(p);
                 if eq == Eq::Lossy {
                     self.warnings.push(format!(
@@ -445,26 +449,28 @@ impl Judge<'_> {
                 }
                 continue;
             }
-            self.diagnose(i, kind_, payload, id, &pool, &mut used);
+            self.diagnose(i, kind_, payload, hash, id, &mut pool);
         }
-        self.order_within_calls(&pool, &order);
+        self.order_within_calls(pool.artifacts, &order);
         if !determined {
             return;
         }
-        let missing: Vec<usize> = (0..pool.len()).filter(|&p| !used[p]).collect();
+        let missing: Vec<usize> = (0..pool.artifacts.len())
+            .filter(|&p| !pool.used[p])
+            .collect();
         if self.bounded {
-            return self.bounds(&pool, &used, &missing, reference);
+            return self.bounds(&pool, &missing);
         }
         // A payload no double can hold may not encode in the
         // implementation's language: RT-TOOL-6 drops it with a warning.
         let (unencodable, missing): (Vec<usize>, Vec<usize>) = missing
             .into_iter()
-            .partition(|&p| !model::encodable(&pool[p].payload));
+            .partition(|&p| !model::encodable(&pool.artifacts[p].payload));
         for p in unencodable {
             self.warnings.push(format!(
                 "{} of call {} is missing; its payload holds a number no IEEE double can hold, which may not encode in the implementation's language, and RT-TOOL-6 drops such an artifact with a warning",
-                self.kept_name(p, reference),
-                pool[p].tool_call_id
+                pool.kept_name(p),
+                pool.artifacts[p].tool_call_id
             ));
         }
         // Missing is what one outcome shows (¶1). Whether it is missing
@@ -476,10 +482,10 @@ impl Judge<'_> {
             ""
         };
         for p in missing {
-            let want = &pool[p];
+            let want = &pool.artifacts[p];
             let msg = format!(
                 "{} of call {} ({} {}) is missing from tool_artifacts{while_hidden}",
-                self.kept_name(p, reference),
+                pool.kept_name(p),
                 want.tool_call_id,
                 want.kind,
                 want.payload
@@ -494,29 +500,24 @@ impl Judge<'_> {
 
     /// RT-TOOL-6 over the floors: every artifact missing from the port must
     /// be one a conforming bound may have dropped ([`model::may_drop`]).
-    fn bounds(
-        &mut self,
-        pool: &[ToolArtifact],
-        used: &[bool],
-        missing: &[usize],
-        reference: &[ToolArtifact],
-    ) {
+    fn bounds(&mut self, pool: &Pool<'_>, missing: &[usize]) {
+        let (used, artifacts) = (&pool.used, pool.artifacts);
         let delivered = used.iter().filter(|&&u| u).count();
-        let delivered_bytes: usize = (0..pool.len())
+        let delivered_bytes: usize = (0..artifacts.len())
             .filter(|&p| used[p])
-            .map(|p| model::encoded_len(&pool[p].payload))
+            .map(|p| model::encoded_len(&artifacts[p].payload))
             .sum();
         let owed: Vec<String> = missing
             .iter()
             .filter(|&&p| {
-                let size = model::encoded_len(&pool[p].payload);
-                !model::may_drop(&pool[p].payload, size, delivered, delivered_bytes)
+                let size = model::encoded_len(&artifacts[p].payload);
+                !model::may_drop(&artifacts[p].payload, size, delivered, delivered_bytes)
             })
             .map(|&p| {
                 format!(
                     "{} of call {}",
-                    self.kept_name(p, reference),
-                    pool[p].tool_call_id
+                    pool.kept_name(p),
+                    artifacts[p].tool_call_id
                 )
             })
             .collect();
@@ -529,7 +530,7 @@ impl Judge<'_> {
         };
         let msg = format!(
             "tool_artifacts holds {delivered} of the run's {} kept artifacts ({delivered_bytes} bytes at most), yet {}{more} are missing: a bound may drop an artifact only once {} are kept or it no longer fits {} bytes, and the rest are still kept",
-            pool.len(),
+            artifacts.len(),
             owed[..owed.len().min(3)].join(", "),
             model::floors::ARTIFACTS,
             model::floors::RUN_BYTES,
@@ -553,16 +554,6 @@ impl Judge<'_> {
                 ));
             }
         }
-    }
-
-    /// "artifact 2" of its call: the index among the call's kept artifacts.
-    fn kept_name(&self, p: usize, reference: &[ToolArtifact]) -> String {
-        let id = &reference[p].tool_call_id;
-        let index = reference[..p]
-            .iter()
-            .filter(|a| &a.tool_call_id == id)
-            .count();
-        format!("artifact {index}")
     }
 
     /// Checks one observed entry has exactly the three keys, and returns them.
@@ -614,36 +605,22 @@ impl Judge<'_> {
         i: usize,
         kind_: &Value,
         payload: &Value,
+        hash: u64,
         id: &str,
-        pool: &[ToolArtifact],
-        used: &mut [bool],
+        pool: &mut Pool<'_>,
     ) {
-        let same = |a: &ToolArtifact| entry_eq(a, kind_, payload) != Eq::Different;
         let calls = &self.case.calls;
-        let unused = |c: usize| {
-            pool.iter()
-                .enumerate()
-                .any(|(p, a)| !used[p] && a.tool_call_id == calls[c].tool_call_id && same(a))
-        };
-        let msg = match self.source(kind_, payload, id, &unused) {
-            _ if !calls.iter().any(|c| c.tool_call_id == id) => {
-                if let Some(p) = pool
-                    .iter()
-                    .enumerate()
-                    .position(|(p, a)| !used[p] && same(a))
-                {
-                    used[p] = true;
+        let msg = match self.source(kind_, payload, hash, id, pool) {
+            _ if !self.call_of.contains_key(id) => {
+                if let Some((p, _)) = pool.unused(None, kind_, payload, hash) {
+                    pool.used[p] = true;
                 }
                 format!("tool_artifacts[{i}] carries tool_call_id {id:?}, which is no call of this invocation")
             }
             Source::Kept { call, index, entry } if calls[call].tool_call_id != id => {
                 let real = &calls[call].tool_call_id;
-                if let Some(p) = pool
-                    .iter()
-                    .enumerate()
-                    .position(|(p, a)| !used[p] && same(a) && &a.tool_call_id == real)
-                {
-                    used[p] = true;
+                if let Some((p, _)) = pool.unused(Some(real), kind_, payload, hash) {
+                    pool.used[p] = true;
                 }
                 let claim = entry.get("tool_call_id").and_then(Value::as_str);
                 let how = if claim == Some(id) {
@@ -661,11 +638,10 @@ impl Judge<'_> {
                 let msg = format!("tool_artifacts[{i}] is {entry}, which RT-TOOL-2 drops: {why}");
                 return self.violation(Clause::Filter, msg);
             }
-            Source::Nowhere => match pool.iter().enumerate().find(|(p, a)| {
-                !used[*p] && a.tool_call_id == id && kind_.as_str() == Some(a.kind.as_str())
-            }) {
-                Some((p, want)) => {
-                    used[p] = true;
+            Source::Nowhere => match pool.unused_of_kind(id, kind_) {
+                Some(p) => {
+                    pool.used[p] = true;
+                    let want = &pool.artifacts[p];
                     let at = first_difference(&want.payload, payload).unwrap_or_default();
                     let at = if at.is_empty() {
                         "its root".to_string()
@@ -687,86 +663,57 @@ impl Judge<'_> {
     /// of some call's `artifacts`, or of the reserved key in its `data`.
     ///
     /// Two calls may return the same artifact. A kept one whose call still
-    /// misses it (`unused` says so) explains the entry best; then one of
+    /// misses it explains the entry best (the first such call); then one of
     /// the call whose id the entry carries, a repeat or a dropped entry;
-    /// then any dropped one; then any repeat. So when a failed call `c1` and
-    /// a successful `c2` return the same link, the link under `c1`'s id is
-    /// `c2`'s mislabelled while `c2`'s is missing from the port, and `c1`'s
-    /// own dropped one while it is there.
+    /// then any dropped one; then any repeat (the first of each, in call
+    /// order). So when a failed call `c1` and a successful `c2` return the
+    /// same link, the link under `c1`'s id is `c2`'s mislabelled while
+    /// `c2`'s is missing from the port, and `c1`'s own dropped one while it
+    /// is there.
+    ///
+    /// The kept entries are the pool's artifacts, in the same order, so the
+    /// first unused artifact with this `type` and `payload` names the first
+    /// call that still misses it. Everything is found through indexes.
     fn source(
         &self,
         kind_: &Value,
         payload: &Value,
+        hash: u64,
         id: &str,
-        unused: &dyn Fn(usize) -> bool,
-    ) -> Source<'_> {
-        // The best explanation so far, with its rank (lower is better).
-        let mut best: Option<(u8, Source<'_>)> = None;
-        fn consider<'s>(best: &mut Option<(u8, Source<'s>)>, rank: u8, found: Source<'s>) {
-            if best.as_ref().is_none_or(|(r, _)| rank < *r) {
-                *best = Some((rank, found));
-            }
-        }
-        for (c, call) in self.case.calls.iter().enumerate() {
-            let succeeded = may_deliver(&call.result);
-            let mut kept = 0;
-            for (place, e, entry) in candidate_entries(&call.result) {
-                let matches = entry
+        pool: &mut Pool<'_>,
+    ) -> Source<'a> {
+        let sources = self.sources.get_or_init(|| Sources::new(self.case));
+        let kind_hash = json_hash(kind_);
+        // The first entry of a list that has this type and payload.
+        let first = |list: Option<&Vec<usize>>| {
+            list.into_iter().flatten().copied().find(|&s| {
+                let entry = sources.entries[s].entry;
+                entry
                     .get("type")
                     .is_some_and(|t| json_eq(t, kind_) != Eq::Different)
                     && entry
                         .get("payload")
-                        .is_some_and(|p| json_eq(p, payload) != Eq::Different);
-                let name = || match place {
-                    Place::Artifacts => {
-                        format!("entry {e} of call {}'s artifacts", call.tool_call_id)
-                    }
-                    Place::Reserved => format!(
-                        "entry {e} under the reserved `artifacts` key of call {}'s data",
-                        call.tool_call_id
-                    ),
-                };
-                let own = call.tool_call_id == id;
-                let why = match model::well_formed(entry) {
-                    Some(_) if succeeded => {
-                        let index = kept;
-                        kept += 1;
-                        if !matches {
-                            continue;
-                        }
-                        let found = Source::Kept {
-                            call: c,
-                            index,
-                            entry,
-                        };
-                        if unused(c) {
-                            return found;
-                        }
-                        consider(&mut best, if own { 1 } else { 3 }, found);
-                        continue;
-                    }
-                    _ if !matches => continue,
-                    Some(_) => match call.result.get("success") {
-                        Some(Value::Bool(false)) => {
-                            "the call failed, and a call that failed carries no artifacts"
-                                .to_string()
-                        }
-                        other => format!(
-                            "its `success` is {}, not true, and only a call that succeeded carries artifacts",
-                            other.map_or("absent", kind)
-                        ),
-                    },
-                    None => match (entry["type"].as_str(), &entry["payload"]) {
-                        (Some(""), _) => "its type is empty (RT-TOOL-6 refuses it)".to_string(),
-                        (Some(_), p) => format!("its payload is {}, not an object", kind(p)),
-                        (None, _) => format!("its type is {}, not a string", kind(&entry["type"])),
-                    },
-                };
-                let found = Source::Dropped { entry: name(), why };
-                consider(&mut best, if own { 1 } else { 2 }, found);
-            }
-        }
-        best.map_or(Source::Nowhere, |(_, found)| found)
+                        .is_some_and(|p| json_eq(p, payload) != Eq::Different)
+            })
+        };
+        let of_call = |call: usize| first(sources.of_call.get(&(call, kind_hash, hash)));
+        let artifacts = pool.artifacts;
+        let call_of = |p: usize| self.call_of.get(artifacts[p].tool_call_id.as_str());
+        let found = match pool.unused(None, kind_, payload, hash) {
+            // A kept entry whose call still misses it.
+            Some((p, _)) => call_of(p).and_then(|&c| of_call(c)),
+            // The call's own, then any dropped one, then any repeat.
+            None => self
+                .call_of
+                .get(id)
+                .and_then(|&c| of_call(c))
+                .or_else(|| first(sources.dropped.get(&(kind_hash, hash))))
+                .or_else(|| {
+                    let p = pool.first(kind_, payload, hash)?;
+                    call_of(p).and_then(|&c| of_call(c))
+                }),
+        };
+        found.map_or(Source::Nowhere, |s| sources.source(self.case, s))
     }
 
     /// Clause 3: one message per call, matched to its call by
@@ -793,7 +740,7 @@ impl Judge<'_> {
                 self.violation(Clause::Protocol, msg);
                 continue;
             };
-            let Some(c) = calls.iter().position(|call| call.tool_call_id == id) else {
+            let Some(&c) = self.call_of.get(id) else {
                 let msg = format!(
                     "messages[{i}] answers tool_call_id {id:?}, which is no call of this invocation"
                 );
@@ -858,6 +805,273 @@ impl Judge<'_> {
     }
 }
 
+/// Each call's index by its id (the first call of an id, were one repeated).
+fn call_index(calls: &[Call]) -> HashMap<&str, usize> {
+    let mut index = HashMap::with_capacity(calls.len());
+    for (c, call) in calls.iter().enumerate() {
+        index.entry(call.tool_call_id.as_str()).or_insert(c);
+    }
+    index
+}
+
+/// A 64-bit hash of anything hashable, the same on every run.
+fn hash_of(x: impl Hash) -> u64 {
+    let mut h = DefaultHasher::new();
+    x.hash(&mut h);
+    h.finish()
+}
+
+/// Positions in a list, in order, that share a hash, and how many of the
+/// first are known to be used (they stay used).
+#[derive(Default)]
+struct Bucket {
+    items: Vec<usize>,
+    used_before: usize,
+}
+
+impl Bucket {
+    /// The first item that passes `test`, skipping used ones if `used` is
+    /// given.
+    fn first(
+        &mut self,
+        used: Option<&[bool]>,
+        mut test: impl FnMut(usize) -> bool,
+    ) -> Option<usize> {
+        let from = match used {
+            Some(used) => {
+                while self.items.get(self.used_before).is_some_and(|&p| used[p]) {
+                    self.used_before += 1;
+                }
+                self.used_before
+            }
+            None => 0,
+        };
+        self.items[from..]
+            .iter()
+            .copied()
+            .find(|&p| used.is_none_or(|used| !used[p]) && test(p))
+    }
+}
+
+/// The artifacts that may land on the port, which of them have, and
+/// indexes that find one by call id, `type` and payload in constant time:
+/// the payload by [`json_hash`], so `1` finds `1.0`, then checked with
+/// [`json_eq`].
+struct Pool<'p> {
+    artifacts: &'p [ToolArtifact],
+    /// Which artifacts an observed entry has matched.
+    used: Vec<bool>,
+    /// Each artifact's index among its call's.
+    kept: Vec<usize>,
+    /// By call id, type and payload.
+    by_call: HashMap<u64, Bucket>,
+    /// By type and payload, whatever the call; built when first needed.
+    by_artifact: Option<HashMap<u64, Bucket>>,
+    /// By call id and type; built when first needed.
+    by_kind: Option<HashMap<u64, Bucket>>,
+}
+
+impl<'p> Pool<'p> {
+    fn new(artifacts: &'p [ToolArtifact]) -> Pool<'p> {
+        let mut seen: HashMap<&str, usize> = HashMap::new();
+        let kept = artifacts
+            .iter()
+            .map(|a| {
+                let n = seen.entry(a.tool_call_id.as_str()).or_insert(0);
+                *n += 1;
+                *n - 1
+            })
+            .collect();
+        let mut by_call: HashMap<u64, Bucket> = HashMap::new();
+        for (p, a) in artifacts.iter().enumerate() {
+            let key = hash_of((&a.tool_call_id, &a.kind, json_hash(&a.payload)));
+            by_call.entry(key).or_default().items.push(p);
+        }
+        Pool {
+            artifacts,
+            used: vec![false; artifacts.len()],
+            kept,
+            by_call,
+            by_artifact: None,
+            by_kind: None,
+        }
+    }
+
+    /// The first unused artifact of call `id` (of any call when `None`)
+    /// with this `type` and a payload equal to `payload` as JSON, and how
+    /// equal. `hash` is the payload's [`json_hash`].
+    fn unused(
+        &mut self,
+        id: Option<&str>,
+        kind_: &Value,
+        payload: &Value,
+        hash: u64,
+    ) -> Option<(usize, Eq)> {
+        let kind_ = kind_.as_str()?;
+        let artifacts = self.artifacts;
+        if id.is_none() {
+            self.by_artifact();
+        }
+        let bucket = match id {
+            Some(id) => self.by_call.get_mut(&hash_of((id, kind_, hash)))?,
+            None => self
+                .by_artifact
+                .as_mut()?
+                .get_mut(&hash_of((kind_, hash)))?,
+        };
+        let mut eq = Eq::Different;
+        bucket
+            .first(Some(&self.used), |p| {
+                let a = &artifacts[p];
+                id.is_none_or(|id| a.tool_call_id == id) && a.kind == kind_ && {
+                    eq = json_eq(&a.payload, payload);
+                    eq != Eq::Different
+                }
+            })
+            .map(|p| (p, eq))
+    }
+
+    /// The first artifact, used or not, with this `type` and payload.
+    fn first(&mut self, kind_: &Value, payload: &Value, hash: u64) -> Option<usize> {
+        let kind_ = kind_.as_str()?;
+        let artifacts = self.artifacts;
+        self.by_artifact()
+            .get_mut(&hash_of((kind_, hash)))?
+            .first(None, |p| {
+                artifacts[p].kind == kind_
+                    && json_eq(&artifacts[p].payload, payload) != Eq::Different
+            })
+    }
+
+    /// The first unused artifact of call `id` with this `type`.
+    fn unused_of_kind(&mut self, id: &str, kind_: &Value) -> Option<usize> {
+        let kind_ = kind_.as_str()?;
+        let artifacts = self.artifacts;
+        if self.by_kind.is_none() {
+            let mut index: HashMap<u64, Bucket> = HashMap::new();
+            for (p, a) in artifacts.iter().enumerate() {
+                let key = hash_of((&a.tool_call_id, &a.kind));
+                index.entry(key).or_default().items.push(p);
+            }
+            self.by_kind = Some(index);
+        }
+        let bucket = self.by_kind.as_mut()?.get_mut(&hash_of((id, kind_)))?;
+        bucket.first(Some(&self.used), |p| {
+            artifacts[p].tool_call_id == id && artifacts[p].kind == kind_
+        })
+    }
+
+    fn by_artifact(&mut self) -> &mut HashMap<u64, Bucket> {
+        let artifacts = self.artifacts;
+        self.by_artifact.get_or_insert_with(|| {
+            let mut index: HashMap<u64, Bucket> = HashMap::new();
+            for (p, a) in artifacts.iter().enumerate() {
+                let key = hash_of((&a.kind, json_hash(&a.payload)));
+                index.entry(key).or_default().items.push(p);
+            }
+            index
+        })
+    }
+
+    /// "artifact 2" of its call: the index among the call's kept artifacts.
+    fn kept_name(&self, p: usize) -> String {
+        format!("artifact {}", self.kept[p])
+    }
+}
+
+/// One entry a call's result could be said to hold ([`candidate_entries`]).
+struct SourceEntry<'a> {
+    call: usize,
+    place: Place,
+    at: usize,
+    entry: &'a Value,
+    /// Its index among the call's kept entries, if it is one.
+    kept: Option<usize>,
+}
+
+/// Every entry the calls' results could be said to hold, in call order,
+/// indexed by the [`json_hash`] of its `type` and of its `payload`.
+struct Sources<'a> {
+    entries: Vec<SourceEntry<'a>>,
+    /// One call's entries by (call, type, payload).
+    of_call: HashMap<(usize, u64, u64), Vec<usize>>,
+    /// The entries RT-TOOL-2 drops, by (type, payload).
+    dropped: HashMap<(u64, u64), Vec<usize>>,
+}
+
+impl<'a> Sources<'a> {
+    fn new(case: &'a Case) -> Sources<'a> {
+        let mut sources = Sources {
+            entries: Vec::new(),
+            of_call: HashMap::new(),
+            dropped: HashMap::new(),
+        };
+        for (call, c) in case.calls.iter().enumerate() {
+            let succeeded = may_deliver(&c.result);
+            let mut kept = 0;
+            for (place, at, entry) in candidate_entries(&c.result) {
+                let (Some(t), Some(p)) = (entry.get("type"), entry.get("payload")) else {
+                    continue;
+                };
+                let is_kept = succeeded && model::well_formed(entry).is_some();
+                let s = sources.entries.len();
+                sources.entries.push(SourceEntry {
+                    call,
+                    place,
+                    at,
+                    entry,
+                    kept: is_kept.then_some(kept),
+                });
+                kept += usize::from(is_kept);
+                let (t, p) = (json_hash(t), json_hash(p));
+                sources.of_call.entry((call, t, p)).or_default().push(s);
+                if !is_kept {
+                    sources.dropped.entry((t, p)).or_default().push(s);
+                }
+            }
+        }
+        sources
+    }
+
+    /// Entry `s` as what explains an observed artifact.
+    fn source(&self, case: &Case, s: usize) -> Source<'a> {
+        let SourceEntry {
+            call,
+            place,
+            at,
+            entry,
+            kept,
+        } = self.entries[s];
+        if let Some(index) = kept {
+            return Source::Kept { call, index, entry };
+        }
+        let id = &case.calls[call].tool_call_id;
+        let name = match place {
+            Place::Artifacts => format!("entry {at} of call {id}'s artifacts"),
+            Place::Reserved => {
+                format!("entry {at} under the reserved `artifacts` key of call {id}'s data")
+            }
+        };
+        let why = match model::well_formed(entry) {
+            Some(_) => match case.calls[call].result.get("success") {
+                Some(Value::Bool(false)) => {
+                    "the call failed, and a call that failed carries no artifacts".to_string()
+                }
+                other => format!(
+                    "its `success` is {}, not true, and only a call that succeeded carries artifacts",
+                    other.map_or("absent", kind)
+                ),
+            },
+            None => match (entry["type"].as_str(), &entry["payload"]) {
+                (Some(""), _) => "its type is empty (RT-TOOL-6 refuses it)".to_string(),
+                (Some(_), p) => format!("its payload is {}, not an object", kind(p)),
+                (None, _) => format!("its type is {}, not a string", kind(&entry["type"])),
+            },
+        };
+        Source::Dropped { entry: name, why }
+    }
+}
+
 /// Each call's prose in an outcome: the `content` of the first message
 /// answering its `tool_call_id`, if that is a string.
 pub fn contents<'o>(outcome: &'o Value, calls: &[Call]) -> Vec<Option<&'o str>> {
@@ -865,12 +1079,18 @@ pub fn contents<'o>(outcome: &'o Value, calls: &[Call]) -> Vec<Option<&'o str>> 
         .get("messages")
         .and_then(Value::as_array)
         .map_or(&[][..], Vec::as_slice);
+    // The first message answering each id.
+    let mut first: HashMap<&str, &Value> = HashMap::new();
+    for m in messages {
+        if let Some(id) = m.get("tool_call_id").and_then(Value::as_str) {
+            first.entry(id).or_insert(m);
+        }
+    }
     calls
         .iter()
         .map(|call| {
-            messages
-                .iter()
-                .find(|m| m.get("tool_call_id").and_then(Value::as_str) == Some(&call.tool_call_id))
+            first
+                .get(call.tool_call_id.as_str())
                 .and_then(|m| m.get("content"))
                 .and_then(Value::as_str)
         })
@@ -1085,6 +1305,7 @@ pub enum Eq {
 
 /// Compares two JSON values as JSON (see [`enum@Eq`]).
 pub fn json_eq(expected: &Value, observed: &Value) -> Eq {
+    tally(|w| w.compared += 1);
     fn both(a: Eq, b: Eq) -> Eq {
         match (a, b) {
             (Eq::Different, _) | (_, Eq::Different) => Eq::Different,
@@ -1162,17 +1383,6 @@ fn decimal(text: &str) -> (bool, String, i64) {
     )
 }
 
-/// Whether an artifact has this `type` and `payload`.
-fn entry_eq(want: &ToolArtifact, kind_: &Value, payload: &Value) -> Eq {
-    match (
-        kind_.as_str() == Some(want.kind.as_str()),
-        json_eq(&want.payload, payload),
-    ) {
-        (true, eq) => eq,
-        (false, _) => Eq::Different,
-    }
-}
-
 /// The JSON pointer of the first place two values differ (`""` for the
 /// whole value), if they do.
 pub fn first_difference(expected: &Value, observed: &Value) -> Option<String> {
@@ -1213,9 +1423,108 @@ pub fn same_multiset(a: &[Value], b: &[Value]) -> bool {
     if a.len() != b.len() {
         return false;
     }
+    let mut index: HashMap<u64, Bucket> = HashMap::new();
+    for (i, y) in b.iter().enumerate() {
+        index.entry(json_hash(y)).or_default().items.push(i);
+    }
     let mut used = vec![false; b.len()];
     a.iter().all(|x| {
-        let found = (0..b.len()).find(|&i| !used[i] && json_eq(x, &b[i]) != Eq::Different);
+        let found = index
+            .get_mut(&json_hash(x))
+            .and_then(|bucket| bucket.first(Some(&used), |i| json_eq(x, &b[i]) != Eq::Different));
         found.map(|i| used[i] = true).is_some()
     })
+}
+
+/// A hash of a JSON value that agrees with [`json_eq`]: two values it does
+/// not call [`Eq::Different`] hash alike. Numbers hash by the IEEE double
+/// they round to (so `1`, `1.0` and `1e0`, and two numbers equal once
+/// rounded, hash alike), a number no finite double holds hashes as `null`
+/// does, and an object's members hash in any order. Values that differ only
+/// in such numbers share a hash; [`json_eq`] tells them apart.
+fn json_hash(v: &Value) -> u64 {
+    fn feed(v: &Value, h: &mut DefaultHasher) {
+        tally(|w| w.hashed += 1);
+        match v {
+            Value::Null => 0u8.hash(h),
+            Value::Number(n) => match n.as_f64() {
+                // -0.0 == 0.0: one hash for both.
+                Some(f) => (1u8, if f == 0.0 { 0 } else { f.to_bits() }).hash(h),
+                None => 0u8.hash(h),
+            },
+            Value::Bool(b) => (2u8, b).hash(h),
+            Value::String(s) => (3u8, s).hash(h),
+            Value::Array(a) => {
+                (4u8, a.len()).hash(h);
+                a.iter().for_each(|x| feed(x, h));
+            }
+            Value::Object(o) => {
+                // Each member hashed alone, the hashes summed: key order
+                // does not count.
+                let members = o.iter().fold(0u64, |sum, (k, x)| {
+                    let mut m = DefaultHasher::new();
+                    k.hash(&mut m);
+                    feed(x, &mut m);
+                    sum.wrapping_add(m.finish())
+                });
+                (5u8, o.len(), members).hash(h);
+            }
+        }
+    }
+    let mut h = DefaultHasher::new();
+    feed(v, &mut h);
+    h.finish()
+}
+
+/// The work the judge did on this thread, counted in steps whose number
+/// depends only on its input, never on the machine: JSON values compared by
+/// [`json_eq`] and hashed for an index (nested ones included). A judge whose work grows with the square of its input
+/// is one a hostile outcome can stall; `tests/complexity.rs` counts these to
+/// show it grows with the input. Counting costs an add per step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, std::cmp::Eq)]
+pub struct Work {
+    /// Pairs of JSON values compared by [`json_eq`], nested pairs included.
+    pub compared: u64,
+    /// JSON values hashed to look one up in an index, nested ones included.
+    pub hashed: u64,
+}
+
+impl Work {
+    /// Runs `f`, and returns what it returned and the judge's work during
+    /// it on this thread.
+    pub fn of<R>(f: impl FnOnce() -> R) -> (R, Work) {
+        let before = WORK.with(Cell::get);
+        let r = f();
+        let after = WORK.with(Cell::get);
+        (
+            r,
+            Work {
+                compared: after.compared - before.compared,
+                hashed: after.hashed - before.hashed,
+            },
+        )
+    }
+
+    /// Every step, of every kind.
+    pub fn total(self) -> u64 {
+        self.compared + self.hashed
+    }
+}
+
+thread_local! {
+    static WORK: Cell<Work> = const {
+        Cell::new(Work {
+            compared: 0,
+            hashed: 0,
+        })
+    };
+}
+
+/// Counts a step of work on this thread.
+fn tally(step: impl FnOnce(&mut Work)) {
+    WORK.with(|w| {
+        let mut work = w.get();
+        step(&mut work);
+        w.set(work);
+    });
 }

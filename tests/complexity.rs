@@ -1,0 +1,187 @@
+//! The judge's work grows with its input, not with its square: counted, not
+//! timed.
+//!
+//! Each test judges one shape of outcome at size `n` and `10n` and counts the
+//! judge's steps with [`Work::of`] (JSON values compared and hashed). Work that grows as `n log n` may grow by
+//! `10·log(10n)/log(n)` (15.0 at the `n` used here); the quadratic scans an
+//! index replaced grow by 100. So a hash that stops telling payloads apart
+//! (a constant one) fails these tests, and so does any scan of every
+//! artifact for every artifact. Each test also checks the judgement, so the
+//! shape is the one it claims.
+
+use rt_tool_3::judge::{self, same_multiset, Judgement, Options, Work};
+use rt_tool_3::wire::Case;
+use serde_json::{json, Value};
+
+/// Small enough for a debug build, large enough that a quadratic scan
+/// shows: the bound is 15.0×, a quadratic scan gives about 100×.
+const N: usize = 100;
+
+/// The work of `run` at `n` and `10n` grows by at most `10·log(10n)/log(n)`.
+fn grows_as_n_log_n(what: &str, run: impl Fn(usize) -> Work) {
+    let (small, large) = (run(N), run(10 * N));
+    // The judge looks at every artifact at least once: no shape is free.
+    assert!(
+        small.total() >= N as u64,
+        "{what}: {small:?} at n = {N} is less than one step an artifact"
+    );
+    let n = N as f64;
+    let bound = 10.0 * (10.0 * n).ln() / n.ln();
+    let ratio = large.total() as f64 / small.total() as f64;
+    assert!(
+        ratio <= bound,
+        "{what}: the work grew {ratio:.1}× from n = {N} to {} ({small:?} to {large:?}), over {bound:.1}×",
+        10 * N
+    );
+}
+
+fn judged(case: &Value, observed: &Value) -> (Judgement, Work) {
+    let case = Case::from_json(case.to_string().as_bytes()).expect("a valid case");
+    let (judgement, work) = Work::of(|| judge::judge(&case, observed, Options::default()));
+    (judgement.expect("an object"), work)
+}
+
+/// One successful call returning `artifacts`, as a case.
+fn one_call(artifacts: Vec<Value>) -> Value {
+    json!({"exposed": true, "calls": [{"tool_call_id": "c0", "result": {
+        "success": true, "data": "ok", "artifacts": artifacts}}]})
+}
+
+fn outcome(artifacts: Vec<Value>) -> Value {
+    json!({"exposed": true, "messages": [{"tool_call_id": "c0", "content": "ok"}],
+        "tool_artifacts": artifacts})
+}
+
+fn note(i: usize) -> Value {
+    json!({"type": "note", "payload": {"seq": i}})
+}
+
+fn landed(entry: &Value, id: &str) -> Value {
+    json!({"type": entry["type"], "payload": entry["payload"], "tool_call_id": id})
+}
+
+#[test]
+fn artifacts_in_reverse_order_are_matched_in_n_log_n() {
+    grows_as_n_log_n("reverse order", |n| {
+        let artifacts: Vec<Value> = (0..n).map(note).collect();
+        let observed = artifacts.iter().rev().map(|a| landed(a, "c0")).collect();
+        let (j, work) = judged(&one_call(artifacts), &outcome(observed));
+        assert!(j.conforms(), "{:?}", j.violations);
+        assert!(j.warnings.iter().any(|w| w.contains("another order")));
+        work
+    });
+}
+
+#[test]
+fn numbers_written_otherwise_are_matched_in_n_log_n() {
+    // `1` lands as `1.0` and `1e0`: the index hashes numbers by value, and
+    // object keys in any order.
+    grows_as_n_log_n("numbers by value", |n| {
+        let artifacts: Vec<Value> = (0..n)
+            .map(|i| json!({"type": "point", "payload": {"x": i, "y": [i, 0.5]}}))
+            .collect();
+        let observed = (0..n)
+            .rev()
+            .map(|i| {
+                let payload: Value =
+                    serde_json::from_str(&format!(r#"{{"y": [{i}e0, 5e-1], "x": {i}.0}}"#))
+                        .expect("json");
+                json!({"type": "point", "payload": payload, "tool_call_id": "c0"})
+            })
+            .collect();
+        let (j, work) = judged(&one_call(artifacts), &outcome(observed));
+        assert!(j.conforms(), "{:?}", j.violations);
+        work
+    });
+}
+
+#[test]
+fn near_identical_payloads_are_matched_in_n_log_n() {
+    // Payloads that differ in one number deep inside.
+    grows_as_n_log_n("near-identical payloads", |n| {
+        let artifacts: Vec<Value> = (0..n)
+            .map(|i| json!({"type": "t", "payload": {"a": {"b": {"c": [1, 2, {"d": i}]}}, "e": "same"}}))
+            .collect();
+        let observed = artifacts.iter().rev().map(|a| landed(a, "c0")).collect();
+        let (j, work) = judged(&one_call(artifacts), &outcome(observed));
+        assert!(j.conforms(), "{:?}", j.violations);
+        work
+    });
+}
+
+#[test]
+fn artifacts_no_call_produced_are_diagnosed_in_n_log_n() {
+    grows_as_n_log_n("produced by no call", |n| {
+        let artifacts: Vec<Value> = (0..n).map(note).collect();
+        // Half of one type the call returned, half of another.
+        let observed = (n..2 * n)
+            .map(|i| {
+                let kind = if i % 2 == 0 { "note" } else { "alien" };
+                json!({"type": kind, "payload": {"seq": i}, "tool_call_id": "c0"})
+            })
+            .collect();
+        let (j, work) = judged(&one_call(artifacts), &outcome(observed));
+        let count = |what: &str| {
+            j.violations
+                .iter()
+                .filter(|v| v.message.contains(what))
+                .count()
+        };
+        // A note is told apart from the unused note it differs from.
+        assert_eq!(count("has a payload that differs"), n / 2);
+        assert_eq!(count("was produced by no call"), n / 2);
+        work
+    });
+}
+
+#[test]
+fn artifacts_under_another_calls_id_are_diagnosed_in_n_log_n() {
+    // Two calls; every artifact of c0 lands under c1's id, in reverse.
+    grows_as_n_log_n("mislabelled", |n| {
+        let artifacts: Vec<Value> = (0..n).map(note).collect();
+        let case = json!({"calls": [
+            {"tool_call_id": "c0", "result": {"success": true, "data": "ok", "artifacts": artifacts}},
+            {"tool_call_id": "c1", "result": {"success": true, "data": "ok"}}]});
+        let observed = json!({"exposed": false, "messages": [
+            {"tool_call_id": "c0", "content": "ok"}, {"tool_call_id": "c1", "content": "ok"}],
+            "tool_artifacts": artifacts.iter().rev().map(|a| landed(a, "c1")).collect::<Vec<_>>()});
+        let (j, work) = judged(&case, &observed);
+        let mislabelled = j
+            .violations
+            .iter()
+            .filter(|v| v.message.contains("of call c0 carries tool_call_id c1"))
+            .count();
+        assert_eq!(mislabelled, n);
+        work
+    });
+}
+
+#[test]
+fn repeats_of_one_artifact_are_diagnosed_in_n_log_n() {
+    // One artifact, landed n times.
+    grows_as_n_log_n("repeats", |n| {
+        let observed = vec![landed(&note(0), "c0"); n];
+        let (j, work) = judged(&one_call(vec![note(0)]), &outcome(observed));
+        let repeats = j
+            .violations
+            .iter()
+            .filter(|v| v.message.contains("repeats artifact 0 of call c0"))
+            .count();
+        assert_eq!(repeats, n - 1);
+        work
+    });
+}
+
+#[test]
+fn same_multiset_is_n_log_n() {
+    grows_as_n_log_n("same_multiset", |n| {
+        let a: Vec<Value> = (0..n).map(|i| json!({"i": i, "s": [i]})).collect();
+        let b: Vec<Value> = (0..n)
+            .rev()
+            .map(|i| json!({"s": [i as f64], "i": i}))
+            .collect();
+        let (same, work) = Work::of(|| same_multiset(&a, &b));
+        assert!(same);
+        work
+    });
+}

@@ -20,9 +20,13 @@
 //! as what one outcome proves, ¶1, with a word on ¶4.
 
 use std::cell::{Cell, OnceCell};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::hash::{DefaultHasher, Hash, Hasher};
+
+use aho_corasick::automaton::Automaton;
+use aho_corasick::nfa::contiguous::NFA;
+use aho_corasick::Anchored;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -775,16 +779,14 @@ impl<'a> Judge<'a> {
                     .to_string(),
             );
         }
-        let secrets = if self.options.siblings {
-            Vec::new()
-        } else {
-            leak_candidates(self.case, self.options.prose)
-        };
+        let scan = (!self.options.siblings).then(|| LeakScan::new(self.case, self.options.prose));
+        let mut allowed = vec![0; scan.as_ref().map_or(0, |s| s.strings.len())];
         for (c, (call, content)) in calls.iter().zip(contents).enumerate() {
             let Some(content) = content else { continue };
-            let leak = secrets
-                .get(c)
-                .and_then(|s| s.iter().find(|(s, _)| content.contains(s.as_str())));
+            let leak = scan.as_ref().and_then(|scan| {
+                scan.mark_allowed(c, &mut allowed);
+                scan.first_leak(c, content, &allowed)
+            });
             if let Some((secret, whose)) = leak {
                 let msg = format!(
                     "the prose of call {} contains {secret:?}, found only in {whose}: a call's prose comes from its own data alone",
@@ -1117,62 +1119,207 @@ pub fn may_deliver(result: &Value) -> bool {
 /// also occurs in what the call may draw on (its id, its `data` in any
 /// rendering) is never a candidate, so a rendering of the implementation's
 /// own cannot be mistaken for a leak.
+///
+/// Every candidate string is looked for in what each call may draw on in
+/// one pass of an Aho–Corasick automaton; the lists themselves hold each
+/// candidate once for every call it is one for.
 pub fn leak_candidates(case: &Case, mode: ProseMode) -> Vec<Vec<(String, String)>> {
-    case.calls
-        .iter()
-        .enumerate()
-        .map(|(i, call)| {
-            let own_error = call.result.get("success") == Some(&Value::Bool(true))
-                || !mode.failed_error_allowed();
-            let mut allowed = String::new();
-            let mut allow = |v: &Value| {
-                allowed.push_str(&model::sorted_compact_json(v));
-                allowed.push('\u{0}');
-                allowed.push_str(&v.to_string());
-                allowed.push('\u{0}');
-                strings(v, &mut |s| {
-                    allowed.push_str(s);
-                    allowed.push('\u{0}');
-                });
-            };
-            allowed_of(call, own_error, &mut allow);
-            allowed.push_str(&call.tool_call_id);
-            let mut secrets = Vec::new();
-            for (j, other) in case.calls.iter().enumerate() {
-                let Value::Object(result) = &other.result else {
-                    if i != j {
-                        let whose = format!("the result of call {}", other.tool_call_id);
-                        candidates(&other.result, &whose, &allowed, &mut secrets);
-                    }
-                    continue;
-                };
-                let id = &other.tool_call_id;
-                for (key, v) in result {
-                    let whose = match key.as_str() {
-                        "success" => continue,
-                        "data" => {
-                            if let Some(reserved) = v.get(model::RESERVED_KEY) {
-                                let whose =
-                                    format!("the reserved `artifacts` key of call {id}'s data");
-                                candidates(reserved, &whose, &allowed, &mut secrets);
-                            }
-                            if i == j {
-                                continue;
-                            }
-                            format!("the data of call {id}")
-                        }
-                        "error" => format!("the error of call {id}"),
-                        "artifacts" => format!("the artifacts of call {id}"),
-                        _ => format!("the `{key}` of call {id}'s result, not its data"),
-                    };
-                    // Another call's data whole: the reserved key's
-                    // strings were named as such above, and come first.
-                    candidates(v, &whose, &allowed, &mut secrets);
-                }
-            }
-            secrets
+    let scan = LeakScan::new(case, mode);
+    let mut allowed = vec![0; scan.strings.len()];
+    (0..case.calls.len())
+        .map(|i| {
+            scan.mark_allowed(i, &mut allowed);
+            scan.met
+                .iter()
+                .filter(|&&(s, _, skip)| skip != Some(i) && allowed[s] != i + 1)
+                .map(|&(s, place, _)| (scan.strings[s].0.to_owned(), scan.places[place].clone()))
+                .collect()
         })
         .collect()
+}
+
+/// The leak scan of one case: every string [`leak_candidates`] names, each
+/// once, and an Aho–Corasick automaton that finds all of them that occur in
+/// a text in one pass over it.
+///
+/// A call's candidates are the same for every call, in the same order, but
+/// for those in what the call may draw on: a string of its own `data` is
+/// always there, so the call's own `data` needs no skipping to find its
+/// first leak. So a call's first leak is the first candidate string (in the
+/// order met) that its prose holds and what it may draw on does not: two
+/// passes of the automaton, over those two texts.
+struct LeakScan<'c> {
+    case: &'c Case,
+    mode: ProseMode,
+    /// Each candidate string once, in the order first met, with where.
+    strings: Vec<(&'c str, usize)>,
+    /// Where candidates are met: "the data of call c1", …
+    places: Vec<String>,
+    /// Each meeting of a candidate: the string, where, and the call whose
+    /// own `data` (or bare result) it is in, which skips it.
+    met: Vec<(usize, usize, Option<usize>)>,
+    /// The automaton over `strings`; `None` only if it could not be built
+    /// (then the texts are searched string by string).
+    automaton: Option<NFA>,
+}
+
+impl<'c> LeakScan<'c> {
+    fn new(case: &'c Case, mode: ProseMode) -> LeakScan<'c> {
+        let mut ids: HashMap<&str, usize> = HashMap::new();
+        let mut scan = LeakScan {
+            case,
+            mode,
+            strings: Vec::new(),
+            places: Vec::new(),
+            met: Vec::new(),
+            automaton: None,
+        };
+        let mut meet = |scan: &mut LeakScan<'c>, v: &'c Value, whose: String, skip| {
+            let place = scan.places.len();
+            scan.places.push(whose);
+            string_values(v, &mut |s| {
+                if s.chars().count() < LEAK_MIN_CHARS {
+                    return;
+                }
+                let id = *ids.entry(s).or_insert_with(|| {
+                    scan.strings.push((s, place));
+                    scan.strings.len() - 1
+                });
+                scan.met.push((id, place, skip));
+            });
+        };
+        for (j, other) in case.calls.iter().enumerate() {
+            let id = &other.tool_call_id;
+            let Value::Object(result) = &other.result else {
+                let whose = format!("the result of call {id}");
+                meet(&mut scan, &other.result, whose, Some(j));
+                continue;
+            };
+            for (key, v) in result {
+                let (whose, skip) = match key.as_str() {
+                    "success" => continue,
+                    "data" => {
+                        if let Some(reserved) = v.get(model::RESERVED_KEY) {
+                            let whose = format!("the reserved `artifacts` key of call {id}'s data");
+                            meet(&mut scan, reserved, whose, None);
+                        }
+                        // Another call's data whole: the reserved key's
+                        // strings were named as such above, and come first.
+                        (format!("the data of call {id}"), Some(j))
+                    }
+                    "error" => (format!("the error of call {id}"), None),
+                    "artifacts" => (format!("the artifacts of call {id}"), None),
+                    _ => (
+                        format!("the `{key}` of call {id}'s result, not its data"),
+                        None,
+                    ),
+                };
+                meet(&mut scan, v, whose, skip);
+            }
+        }
+        if !scan.strings.is_empty() {
+            scan.automaton = NFA::new(scan.strings.iter().map(|(s, _)| s)).ok();
+        }
+        scan
+    }
+
+    /// Marks with `i + 1` each candidate string found in what call `i` may
+    /// draw on: every rendering of its `data` (less the reserved key) and
+    /// of what else it may draw on, each string in them, and its id, as
+    /// one text.
+    fn mark_allowed(&self, i: usize, marks: &mut [usize]) {
+        let call = &self.case.calls[i];
+        let own_error = call.result.get("success") == Some(&Value::Bool(true))
+            || !self.mode.failed_error_allowed();
+        let mut text = Text::new(self);
+        allowed_of(call, own_error, &mut |v| {
+            text.feed(&model::sorted_compact_json(v));
+            text.feed("\u{0}");
+            text.feed(&v.to_string());
+            text.feed("\u{0}");
+            strings(v, &mut |s| {
+                text.feed(s);
+                text.feed("\u{0}");
+            });
+        });
+        text.feed(&call.tool_call_id);
+        for s in text.found() {
+            marks[s] = i + 1;
+        }
+    }
+
+    /// Call `i`'s first leak: the first candidate string in `content` not
+    /// marked with `i + 1` by [`LeakScan::mark_allowed`], and where it was
+    /// first met.
+    fn first_leak(&self, i: usize, content: &str, allowed: &[usize]) -> Option<(&'c str, &str)> {
+        let mut text = Text::new(self);
+        text.feed(content);
+        let s = text
+            .found()
+            .into_iter()
+            .filter(|&s| allowed[s] != i + 1)
+            .min()?;
+        let (string, place) = self.strings[s];
+        Some((string, &self.places[place]))
+    }
+}
+
+/// One text the leak scan reads, fed in pieces.
+struct Text<'s, 'c> {
+    scan: &'s LeakScan<'c>,
+    /// Where the automaton is.
+    state: Option<aho_corasick::automaton::StateID>,
+    /// The match states met, each read once, and the strings they found.
+    seen: HashSet<aho_corasick::automaton::StateID>,
+    found: Vec<usize>,
+    /// The whole text, kept only when there is no automaton.
+    whole: String,
+}
+
+impl<'s, 'c> Text<'s, 'c> {
+    fn new(scan: &'s LeakScan<'c>) -> Text<'s, 'c> {
+        let state = scan
+            .automaton
+            .as_ref()
+            .and_then(|a| a.start_state(Anchored::No).ok());
+        Text {
+            scan,
+            state,
+            seen: HashSet::new(),
+            found: Vec::new(),
+            whole: String::new(),
+        }
+    }
+
+    fn feed(&mut self, piece: &str) {
+        tally(|w| w.scanned += piece.len() as u64);
+        let (Some(automaton), Some(mut state)) = (&self.scan.automaton, self.state) else {
+            return self.whole.push_str(piece);
+        };
+        for &b in piece.as_bytes() {
+            state = automaton.next_state(Anchored::No, state, b);
+            // A state holds every string that ends where it is, overlaps
+            // included, so reading each once finds them all.
+            if automaton.is_match(state) && self.seen.insert(state) {
+                self.found.extend(
+                    (0..automaton.match_len(state))
+                        .map(|m| automaton.match_pattern(state, m).as_usize()),
+                );
+            }
+        }
+        self.state = Some(state);
+    }
+
+    /// The candidate strings found in the text (in no order, maybe twice).
+    fn found(self) -> Vec<usize> {
+        if self.state.is_some() {
+            return self.found;
+        }
+        let whole = &self.whole;
+        (0..self.scan.strings.len())
+            .filter(|&s| whole.contains(self.scan.strings[s].0))
+            .collect()
+    }
 }
 
 /// Feeds `allow` what a call's prose may draw on: its `data` without the
@@ -1191,16 +1338,6 @@ fn allowed_of(call: &Call, own_error: bool, allow: &mut impl FnMut(&Value)) {
     if let Some(error) = result.get("error").filter(|_| !own_error) {
         allow(error);
     }
-}
-
-/// Pushes each string value of `v` long enough to count, and not in
-/// `allowed`, as a candidate found in `whose`.
-fn candidates(v: &Value, whose: &str, allowed: &str, out: &mut Vec<(String, String)>) {
-    string_values(v, &mut |s| {
-        if s.chars().count() >= LEAK_MIN_CHARS && !allowed.contains(s) {
-            out.push((s.to_owned(), whose.to_owned()));
-        }
-    });
 }
 
 /// Where a result holds artifact entries.
@@ -1268,7 +1405,7 @@ pub fn lenient_pool(case: &Case) -> Vec<ToolArtifact> {
 pub const LEAK_MIN_CHARS: usize = 8;
 
 /// Every string value (not key) in a value.
-fn string_values(v: &Value, f: &mut impl FnMut(&str)) {
+fn string_values<'v>(v: &'v Value, f: &mut impl FnMut(&'v str)) {
     match v {
         Value::String(s) => f(s),
         Value::Array(a) => a.iter().for_each(|x| string_values(x, f)),
@@ -1478,7 +1615,8 @@ fn json_hash(v: &Value) -> u64 {
 
 /// The work the judge did on this thread, counted in steps whose number
 /// depends only on its input, never on the machine: JSON values compared by
-/// [`json_eq`] and hashed for an index (nested ones included). A judge whose work grows with the square of its input
+/// [`json_eq`] and hashed for an index (nested ones included), and bytes read
+/// by the leak scan. A judge whose work grows with the square of its input
 /// is one a hostile outcome can stall; `tests/complexity.rs` counts these to
 /// show it grows with the input. Counting costs an add per step.
 #[derive(Clone, Copy, Debug, Default, PartialEq, std::cmp::Eq)]
@@ -1487,6 +1625,8 @@ pub struct Work {
     pub compared: u64,
     /// JSON values hashed to look one up in an index, nested ones included.
     pub hashed: u64,
+    /// Bytes of prose, and of what the prose may draw on, the leak scan read.
+    pub scanned: u64,
 }
 
 impl Work {
@@ -1501,13 +1641,14 @@ impl Work {
             Work {
                 compared: after.compared - before.compared,
                 hashed: after.hashed - before.hashed,
+                scanned: after.scanned - before.scanned,
             },
         )
     }
 
     /// Every step, of every kind.
     pub fn total(self) -> u64 {
-        self.compared + self.hashed
+        self.compared + self.hashed + self.scanned
     }
 }
 
@@ -1516,6 +1657,7 @@ thread_local! {
         Cell::new(Work {
             compared: 0,
             hashed: 0,
+            scanned: 0,
         })
     };
 }

@@ -2,15 +2,16 @@
 //! timed.
 //!
 //! Each test judges one shape of outcome at size `n` and `10n` and counts the
-//! judge's steps with [`Work::of`] (JSON values compared and hashed). Work that grows as `n log n` may grow by
+//! judge's steps with [`Work::of`] (JSON values compared and hashed, bytes
+//! the leak scan read). Work that grows as `n log n` may grow by
 //! `10·log(10n)/log(n)` (15.0 at the `n` used here); the quadratic scans an
 //! index replaced grow by 100. So a hash that stops telling payloads apart
 //! (a constant one) fails these tests, and so does any scan of every
 //! artifact for every artifact. Each test also checks the judgement, so the
 //! shape is the one it claims.
 
-use rt_tool_3::judge::{self, same_multiset, Judgement, Options, Work};
-use rt_tool_3::wire::Case;
+use rt_tool_3::judge::{self, same_multiset, Clause, Judgement, Options, Work};
+use rt_tool_3::{model, wire::Case};
 use serde_json::{json, Value};
 
 /// Small enough for a debug build, large enough that a quadratic scan
@@ -168,6 +169,39 @@ fn repeats_of_one_artifact_are_diagnosed_in_n_log_n() {
             .filter(|v| v.message.contains("repeats artifact 0 of call c0"))
             .count();
         assert_eq!(repeats, n - 1);
+        work
+    });
+}
+
+#[test]
+fn the_leak_scan_reads_each_text_once() {
+    // n calls, each with its own data and an artifact: every call's
+    // candidates are every other call's strings, yet each text is read
+    // once. Call 0's prose leaks the last call's artifact.
+    grows_as_n_log_n("leak scan", |n| {
+        let calls: Vec<Value> = (0..n)
+            .map(|i| {
+                json!({"tool_call_id": format!("call-{i}"), "result": {"success": true,
+                    "data": format!("the data of call {i:06}"),
+                    "artifacts": [{"type": "note", "payload": {"text": format!("secret of call {i:06}")}}]}})
+            })
+            .collect();
+        let case = json!({"calls": calls});
+        let parsed = Case::from_json(case.to_string().as_bytes()).expect("valid");
+        let mut observed = serde_json::to_value(model::outcome(&parsed)).expect("encodes");
+        let content = format!("the data of call 000000 and secret of call {:06}", n - 1);
+        observed["messages"][0]["content"] = json!(content);
+        let (j, work) = judged(&case, &observed);
+        let leaks: Vec<_> = j
+            .violations
+            .iter()
+            .filter(|v| v.clause == Clause::ProseFromData)
+            .collect();
+        assert_eq!(leaks.len(), 1, "{leaks:?}");
+        assert!(leaks[0]
+            .message
+            .contains(&format!("the artifacts of call call-{}", n - 1)));
+        assert!(work.scanned > 0);
         work
     });
 }

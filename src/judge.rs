@@ -24,9 +24,9 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
-use aho_corasick::automaton::Automaton;
+use aho_corasick::automaton::{Automaton, StateID};
 use aho_corasick::nfa::contiguous::NFA;
-use aho_corasick::Anchored;
+use aho_corasick::{Anchored, Span};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -865,6 +865,8 @@ struct Pool<'p> {
     used: Vec<bool>,
     /// Each artifact's index among its call's.
     kept: Vec<usize>,
+    /// Each artifact's payload's [`json_hash`].
+    hashes: Vec<u64>,
     /// By call id, type and payload.
     by_call: HashMap<u64, Bucket>,
     /// By type and payload, whatever the call; built when first needed.
@@ -884,15 +886,17 @@ impl<'p> Pool<'p> {
                 *n - 1
             })
             .collect();
+        let hashes: Vec<u64> = artifacts.iter().map(|a| json_hash(&a.payload)).collect();
         let mut by_call: HashMap<u64, Bucket> = HashMap::new();
         for (p, a) in artifacts.iter().enumerate() {
-            let key = hash_of((&a.tool_call_id, &a.kind, json_hash(&a.payload)));
+            let key = hash_of((&a.tool_call_id, &a.kind, hashes[p]));
             by_call.entry(key).or_default().items.push(p);
         }
         Pool {
             artifacts,
             used: vec![false; artifacts.len()],
             kept,
+            hashes,
             by_call,
             by_artifact: None,
             by_kind: None,
@@ -964,11 +968,11 @@ impl<'p> Pool<'p> {
     }
 
     fn by_artifact(&mut self) -> &mut HashMap<u64, Bucket> {
-        let artifacts = self.artifacts;
+        let (artifacts, hashes) = (self.artifacts, &self.hashes);
         self.by_artifact.get_or_insert_with(|| {
             let mut index: HashMap<u64, Bucket> = HashMap::new();
             for (p, a) in artifacts.iter().enumerate() {
-                let key = hash_of((&a.kind, json_hash(&a.payload)));
+                let key = hash_of((&a.kind, hashes[p]));
                 index.entry(key).or_default().items.push(p);
             }
             index
@@ -1161,6 +1165,9 @@ struct LeakScan<'c> {
     /// The automaton over `strings`; `None` only if it could not be built
     /// (then the texts are searched string by string).
     automaton: Option<NFA>,
+    /// Whether no candidate holds a NUL, so none is found across two
+    /// pieces of a text and a piece may be skipped through.
+    skip: bool,
 }
 
 impl<'c> LeakScan<'c> {
@@ -1173,6 +1180,7 @@ impl<'c> LeakScan<'c> {
             places: Vec::new(),
             met: Vec::new(),
             automaton: None,
+            skip: false,
         };
         let mut meet = |scan: &mut LeakScan<'c>, v: &'c Value, whose: String, skip| {
             let place = scan.places.len();
@@ -1220,6 +1228,7 @@ impl<'c> LeakScan<'c> {
         if !scan.strings.is_empty() {
             scan.automaton = NFA::new(scan.strings.iter().map(|(s, _)| s)).ok();
         }
+        scan.skip = scan.strings.iter().all(|(s, _)| !s.contains('\u{0}'));
         scan
     }
 
@@ -1267,16 +1276,22 @@ impl<'c> LeakScan<'c> {
 /// One text the leak scan reads, fed in pieces.
 struct Text<'s, 'c> {
     scan: &'s LeakScan<'c>,
-    /// Where the automaton is.
-    state: Option<aho_corasick::automaton::StateID>,
+    /// Where the automaton is, and where it starts.
+    state: Option<StateID>,
+    start: Option<StateID>,
+    /// Pieces not read yet: many small ones are read as one.
+    pending: Vec<u8>,
     /// The match states met, each read once, and the strings they found.
-    seen: HashSet<aho_corasick::automaton::StateID>,
+    seen: HashSet<StateID>,
     found: Vec<usize>,
     /// The whole text, kept only when there is no automaton.
-    whole: String,
+    whole: Vec<u8>,
 }
 
 impl<'s, 'c> Text<'s, 'c> {
+    /// How much of a text is read at once.
+    const CHUNK: usize = 1 << 16;
+
     fn new(scan: &'s LeakScan<'c>) -> Text<'s, 'c> {
         let state = scan
             .automaton
@@ -1285,19 +1300,51 @@ impl<'s, 'c> Text<'s, 'c> {
         Text {
             scan,
             state,
+            start: state,
+            pending: Vec::new(),
             seen: HashSet::new(),
             found: Vec::new(),
-            whole: String::new(),
+            whole: Vec::new(),
         }
     }
 
     fn feed(&mut self, piece: &str) {
-        tally(|w| w.scanned += piece.len() as u64);
+        self.pending.extend_from_slice(piece.as_bytes());
+        if self.pending.len() >= Self::CHUNK {
+            self.read_pending();
+        }
+    }
+
+    fn read_pending(&mut self) {
+        let pending = std::mem::take(&mut self.pending);
+        self.read(&pending);
+        self.pending = pending;
+        self.pending.clear();
+    }
+
+    /// Reads the next bytes of the text, which end where a piece ends.
+    fn read(&mut self, bytes: &[u8]) {
+        tally(|w| w.scanned += bytes.len() as u64);
         let (Some(automaton), Some(mut state)) = (&self.scan.automaton, self.state) else {
-            return self.whole.push_str(piece);
+            return self.whole.extend_from_slice(bytes);
         };
-        for &b in piece.as_bytes() {
-            state = automaton.next_state(Anchored::No, state, b);
+        // Where no candidate can start, the automaton's prefilter skips
+        // ahead (memchr and the like). A match runs from one piece into the
+        // next only if a candidate holds the NUL the pieces are joined with;
+        // then the prefilter is not used.
+        let prefilter = automaton.prefilter().filter(|_| self.scan.skip);
+        let mut at = 0;
+        while at < bytes.len() {
+            if let Some(prefilter) = prefilter.filter(|_| Some(state) == self.start) {
+                match prefilter
+                    .find_in(bytes, Span::from(at..bytes.len()))
+                    .into_option()
+                {
+                    Some(next) => at = next,
+                    None => break,
+                }
+            }
+            state = automaton.next_state(Anchored::No, state, bytes[at]);
             // A state holds every string that ends where it is, overlaps
             // included, so reading each once finds them all.
             if automaton.is_match(state) && self.seen.insert(state) {
@@ -1306,16 +1353,18 @@ impl<'s, 'c> Text<'s, 'c> {
                         .map(|m| automaton.match_pattern(state, m).as_usize()),
                 );
             }
+            at += 1;
         }
         self.state = Some(state);
     }
 
     /// The candidate strings found in the text (in no order, maybe twice).
-    fn found(self) -> Vec<usize> {
+    fn found(mut self) -> Vec<usize> {
+        self.read_pending();
         if self.state.is_some() {
             return self.found;
         }
-        let whole = &self.whole;
+        let whole = String::from_utf8_lossy(&self.whole);
         (0..self.scan.strings.len())
             .filter(|&s| whole.contains(self.scan.strings[s].0))
             .collect()
@@ -1454,6 +1503,8 @@ pub fn json_eq(expected: &Value, observed: &Value) -> Eq {
     let double =
         |n: &serde_json::Number| n.to_string().parse::<f64>().ok().filter(|f| f.is_finite());
     match (expected, observed) {
+        // The same digits: no need to work out their value.
+        (Value::Number(a), Value::Number(b)) if a == b => Eq::Same,
         (Value::Number(a), Value::Number(b))
             if decimal(&a.to_string()) == decimal(&b.to_string()) =>
         {
@@ -1523,35 +1574,34 @@ fn decimal(text: &str) -> (bool, String, i64) {
 /// The JSON pointer of the first place two values differ (`""` for the
 /// whole value), if they do.
 pub fn first_difference(expected: &Value, observed: &Value) -> Option<String> {
-    if json_eq(expected, observed) != Eq::Different {
-        return None;
-    }
-    let at = |k: &str, rest: Option<String>| {
+    let at = |k: &str, rest: String| {
         format!(
-            "/{}{}",
-            k.replace('~', "~0").replace('/', "~1").escape_debug(),
-            rest.unwrap_or_default()
+            "/{}{rest}",
+            k.replace('~', "~0").replace('/', "~1").escape_debug()
         )
     };
+    // One walk down both values: each pair of values is compared once.
     match (expected, observed) {
         (Value::Object(a), Value::Object(b)) => {
             let keys = a.keys().chain(b.keys().filter(|k| !a.contains_key(*k)));
             for k in keys {
                 match (a.get(k), b.get(k)) {
-                    (Some(x), Some(y)) if json_eq(x, y) == Eq::Different => {
-                        return Some(at(k, first_difference(x, y)))
+                    (Some(x), Some(y)) => {
+                        if let Some(rest) = first_difference(x, y) {
+                            return Some(at(k, rest));
+                        }
                     }
-                    (Some(_), Some(_)) => {}
-                    _ => return Some(at(k, None)),
+                    _ => return Some(at(k, String::new())),
                 }
             }
-            Some(String::new())
+            None
         }
-        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
-            let i = (0..a.len()).find(|&i| json_eq(&a[i], &b[i]) == Eq::Different)?;
-            Some(at(&i.to_string(), first_difference(&a[i], &b[i])))
-        }
-        _ => Some(String::new()),
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
+            .iter()
+            .zip(b)
+            .enumerate()
+            .find_map(|(i, (x, y))| Some(at(&i.to_string(), first_difference(x, y)?))),
+        _ => (json_eq(expected, observed) == Eq::Different).then(String::new),
     }
 }
 

@@ -12,10 +12,15 @@
 //!   (target ≤ 1.3× for an implementation as slow as CPython), and requests
 //!   per case;
 //! - peak memory of `verdict` on the large case, against the input's size
-//!   (target ≤ 4×).
+//!   (target ≤ 4×);
+//! - hostile outcomes: `check`'s work in process (the case and the outcome
+//!   parsed, then judged) on outcomes built to stall a quadratic judge,
+//!   against a bare serde_json parse of the same two files (target ≤ 3×).
 //!
-//! `cargo bench -- NAME` runs only the benchmarks named `large`, `small` or
-//! `harness` that contain NAME.
+//! `cargo bench -- NAME` runs only the benchmarks named `large`, `small`,
+//! `harness`, `hostile-reversed`, `hostile-repeated`, `hostile-reversed-10x`,
+//! `hostile-repeated-10x`, `hostile-foreign` or `hostile-near` that contain
+//! NAME (`hostile` runs the last six).
 //!
 //! Ratios, not absolute times, are the result: they hold across machines.
 //! Each side of a ratio is the median of several runs, the two sides taken
@@ -113,6 +118,7 @@ fn main() {
     if wanted("harness") {
         harness(&dir);
     }
+    hostile(&wanted);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -351,6 +357,161 @@ fn harness(dir: &Path) {
             with_diff,
             alone,
             target,
+        );
+    }
+}
+
+/// `check` in process on outcomes built to stall a quadratic judge, each
+/// against a serde_json parse of the same case and outcome bytes.
+fn hostile(wanted: &dyn Fn(&str) -> bool) {
+    use rt_tool_3::judge::{self, Options};
+    let landed = |a: &Value, id: &str| json!({"type": a["type"], "payload": a["payload"], "tool_call_id": id});
+    let one_call = |artifacts: &[Value], data: Value| {
+        json!({"exposed": true, "calls": [{"tool_call_id": "c0",
+            "result": {"success": true, "data": data, "artifacts": artifacts}}]})
+    };
+    let outcome_of = |case: &Value| -> Value {
+        let case = Case::from_json(case.to_string().as_bytes()).expect("valid");
+        serde_json::to_value(model::outcome(&case)).expect("encodes")
+    };
+    // Over RT-TOOL-6's floors, so lenient: 50,000 small artifacts, landed
+    // in reverse order.
+    let reversed = |n: usize| {
+        let artifacts: Vec<Value> = (0..n)
+            .map(|i| json!({"type": "note", "payload": {"seq": i}}))
+            .collect();
+        let case = one_call(&artifacts, json!("ok"));
+        let mut outcome = outcome_of(&case);
+        outcome["tool_artifacts"] = artifacts.iter().rev().map(|a| landed(a, "c0")).collect();
+        (case, outcome)
+    };
+    // A `data` of one short string 900,000 times, beside 60,000 artifact
+    // strings the leak scan looks for in it; the outcome the model's.
+    let repeated = |n: usize, strings: usize| {
+        let artifacts: Vec<Value> = (0..strings)
+            .map(|i| json!({"type": "note", "payload": {"s": format!("artifact-string-{i:07}")}}))
+            .collect();
+        let case = one_call(&artifacts, Value::Array(vec![json!("lorem"); n]));
+        let outcome = outcome_of(&case);
+        (case, outcome)
+    };
+    // 100,000 artifacts no call produced, half of a type the call returned.
+    let foreign = |n: usize| {
+        let artifacts: Vec<Value> = (0..10)
+            .map(|i| json!({"type": "note", "payload": {"seq": i}}))
+            .collect();
+        let case = one_call(&artifacts, json!("ok"));
+        let mut outcome = outcome_of(&case);
+        outcome["tool_artifacts"] = (0..n)
+            .map(|i| {
+                let kind = if i % 2 == 0 { "note" } else { "alien" };
+                json!({"type": kind, "payload": {"seq": 1_000 + i}, "tool_call_id": "c0"})
+            })
+            .collect();
+        (case, outcome)
+    };
+    // 10,000 payloads alike but for one number deep inside, landed in
+    // reverse, every other one with that number changed.
+    let near = |n: usize| {
+        let payload = |i: usize| {
+            json!({"title": "a report that every artifact shares", "body": {"sections": [
+                {"heading": "one", "text": "the same paragraph in every payload"},
+                {"heading": "two", "rows": [[1, 2, 3], [4, 5, {"rev": i}]]}]}})
+        };
+        let artifacts: Vec<Value> = (0..n)
+            .map(|i| json!({"type": "report", "payload": payload(i)}))
+            .collect();
+        let case = one_call(&artifacts, json!("ok"));
+        let mut outcome = outcome_of(&case);
+        outcome["tool_artifacts"] = (0..n)
+            .rev()
+            .map(|i| {
+                let p = if i % 2 == 0 {
+                    payload(i)
+                } else {
+                    payload(n + i)
+                };
+                json!({"type": "report", "payload": p, "tool_call_id": "c0"})
+            })
+            .collect();
+        (case, outcome)
+    };
+    type Build<'b> = Box<dyn Fn() -> (Value, Value) + 'b>;
+    let shapes: Vec<(&str, &str, Build<'_>, usize)> = vec![
+        (
+            "hostile-reversed",
+            "(1) 50,000 artifacts in reverse order",
+            Box::new(move || reversed(50_000)),
+            5,
+        ),
+        (
+            "hostile-repeated",
+            "(2) data of 900,000 repeats beside 60,000 artifact strings",
+            Box::new(move || repeated(900_000, 60_000)),
+            5,
+        ),
+        (
+            "hostile-reversed-10x",
+            "(1) at 10×: 500,000 artifacts in reverse order",
+            Box::new(move || reversed(500_000)),
+            1,
+        ),
+        (
+            "hostile-repeated-10x",
+            "(2) at 10×: 9,000,000 repeats beside 600,000 artifact strings",
+            Box::new(move || repeated(9_000_000, 600_000)),
+            1,
+        ),
+        (
+            "hostile-foreign",
+            "(3) 100,000 artifacts no call produced",
+            Box::new(move || foreign(100_000)),
+            5,
+        ),
+        (
+            "hostile-near",
+            "(4) 10,000 near-identical payloads",
+            Box::new(move || near(10_000)),
+            5,
+        ),
+    ];
+    for (name, label, build, runs) in shapes {
+        if !wanted(name) {
+            continue;
+        }
+        let (case, outcome) = build();
+        let (case, outcome) = (
+            serde_json::to_vec(&case).expect("encodes"),
+            serde_json::to_vec(&outcome).expect("encodes"),
+        );
+        println!(
+            "hostile {label}: case {:.1} MB, outcome {:.1} MB",
+            case.len() as f64 / 1e6,
+            outcome.len() as f64 / 1e6
+        );
+        let (ours, parse) = interleaved(
+            runs,
+            || {
+                timed(|| {
+                    let case = Case::from_json(&case).expect("valid");
+                    let observed: Value = rt_tool_3::wire::parse(&outcome).expect("parses");
+                    let judgement = judge::judge(&case, &observed, Options::default());
+                    assert!(judgement.is_ok());
+                })
+            },
+            || {
+                timed(|| {
+                    let case: Value = serde_json::from_slice(&case).expect("parses");
+                    let outcome: Value = serde_json::from_slice(&outcome).expect("parses");
+                    assert!(case.is_object() && outcome.is_object());
+                })
+            },
+        );
+        ratio(
+            &format!("hostile {label}: check in process vs serde_json parse of case+outcome"),
+            ours,
+            parse,
+            Some(3.0),
         );
     }
 }

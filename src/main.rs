@@ -112,11 +112,19 @@ enum Command {
     /// seed gives the same cases on any machine.
     Cases {
         /// How many cases to print.
-        #[arg(long)]
-        count: u64,
+        #[arg(long, required_unless_present = "census", conflicts_with = "census")]
+        count: Option<u64>,
         /// The seed of the generator.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// Instead of printing cases, count N of them: each adversarial
+        /// feature's share, against its floor (a table; JSON with --json).
+        /// Exits 1 if a feature is under its floor.
+        #[arg(long, value_name = "N")]
+        census: Option<u64>,
+        /// With --census: print JSON.
+        #[arg(long, requires = "census")]
+        json: bool,
     },
     /// Serve the reference model over the protocol on stdin and stdout.
     Serve {
@@ -191,7 +199,15 @@ fn main() -> ExitCode {
             run_diff(config, timeout, max_line, &files, command)
         }),
         Command::Vectors { schema } => vectors(schema),
-        Command::Cases { count, seed } => cases(count, seed),
+        Command::Cases {
+            count,
+            seed,
+            census,
+            json,
+        } => match census {
+            Some(n) => census_of(n, seed, json),
+            None => cases(count.unwrap_or(0), seed),
+        },
         Command::Serve {
             fault,
             variant,
@@ -322,6 +338,25 @@ fn cases(count: u64, seed: u64) -> Result<ExitCode, Fail> {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
         Err(e) => Err(Fail(format!("cannot write stdout: {e}"))),
     }
+}
+
+/// Prints the census of `n` seeded cases: each feature's share, as a table
+/// or JSON. Exits 1 if a feature is under its floor.
+fn census_of(n: u64, seed: u64, json: bool) -> Result<ExitCode, Fail> {
+    let census = rt_tool_3::gen::Census::of(n, seed);
+    let text = if json {
+        let mut text = serde_json::to_string_pretty(&census).map_err(|e| Fail(e.to_string()))?;
+        text.push('\n');
+        text
+    } else {
+        census.markdown()
+    };
+    print(text.as_bytes())?;
+    Ok(if census.under_floor().is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 fn vectors(schema: bool) -> Result<ExitCode, Fail> {

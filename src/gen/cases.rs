@@ -43,10 +43,57 @@ pub fn strict_case() -> BoxedStrategy<Case> {
             vec![(id, Value::Object(m))]
         });
     prop_oneof![
-        96 => (exposed(), raw_calls()).prop_map(|(e, raw)| assemble(e, raw)),
+        96 => (
+            exposed(),
+            raw_calls(),
+            proptest::option::weighted(0.08, any::<(Index, Index, Index)>())
+        )
+            .prop_map(|(e, mut raw, echo)| {
+                if let Some((from, to, which)) = echo {
+                    echo_entry(&mut raw, from, to, which);
+                }
+                assemble(e, raw)
+            }),
         4 => (exposed(), at_the_floor).prop_map(|(e, raw)| assemble(e, raw)),
     ]
     .boxed()
+}
+
+/// Copies one well-formed entry of a call into another call's artifacts:
+/// the same artifact from two calls, which a runtime that keys artifacts by
+/// their content merges into one. A case of one call, or whose chosen call
+/// has no well-formed entry, is left as it is.
+pub(super) fn echo_entry(raw: &mut [(String, Value)], from: Index, to: Index, which: Index) {
+    let n = raw.len();
+    if n < 2 {
+        return;
+    }
+    let a = from.index(n);
+    let b = (a + 1 + to.index(n - 1)) % n;
+    let kept: Vec<Value> = raw[a]
+        .1
+        .get("artifacts")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|e| {
+            e.get("type").is_some_and(Value::is_string)
+                && e.get("payload").is_some_and(Value::is_object)
+        })
+        .cloned()
+        .collect();
+    if kept.is_empty() {
+        return;
+    }
+    let entry = kept[which.index(kept.len())].clone();
+    if let Value::Object(m) = &mut raw[b].1 {
+        match m.get_mut("artifacts") {
+            Some(Value::Array(entries)) => entries.push(entry),
+            _ => {
+                m.insert("artifacts".into(), Value::Array(vec![entry]));
+            }
+        }
+    }
 }
 
 /// What makes a case lenient: one call's result twisted out of the strict

@@ -32,14 +32,35 @@ pub(super) const TYPES: &[&str] = &[
     "link", "file", "image", "record", "table", "node", "markdown", "chart",
 ];
 
+/// Types a normaliser would change: padded, blank, cased, with a
+/// look-alike or an invisible character. Each must come out unchanged.
+pub const ODD_TYPES: &[&str] = &[
+    " link",
+    "link ",
+    "\tfile\n",
+    " ",
+    "\t",
+    "\u{a0}",
+    "Link",
+    "FILE",
+    "l\u{456}nk",
+    "f\u{456}le",
+    "li\u{200b}nk",
+    "\u{feff}image",
+];
+
 /// An artifact `type`: mostly an ordinary one (`link`, `file` …), sometimes a
-/// canary or an odd non-empty string (whitespace, non-ASCII). Never empty:
+/// canary, an odd non-empty string (whitespace, non-ASCII), one a normaliser
+/// would change ([`ODD_TYPES`]), or a type of 257 to 400 bytes. Never empty:
 /// RT-TOOL-6 refuses an empty `type`, and [`malformed_entry`] makes those.
 pub fn artifact_type() -> BoxedStrategy<String> {
     prop_oneof![
-        8 => select(TYPES).prop_map(str::to_owned),
-        1 => canary(),
-        1 => text().prop_map(|t| if t.is_empty() { "x".to_owned() } else { t }),
+        16 => select(TYPES).prop_map(str::to_owned),
+        2 => canary(),
+        2 => text().prop_map(|t| if t.is_empty() { "x".to_owned() } else { t }),
+        3 => select(ODD_TYPES).prop_map(str::to_owned),
+        1 => (select(TYPES), 257usize..=400)
+            .prop_map(|(t, n)| format!("{t}{}", "x".repeat(n - t.len()))),
     ]
     .boxed()
 }

@@ -62,6 +62,19 @@ pub(super) fn spoofed_id() -> BoxedStrategy<Value> {
     .boxed()
 }
 
+/// A `tool_call_id` placed where no entry is: inside `data`, or at a
+/// result's top level. A sibling call's real id (a mark until [`case`]
+/// replaces it), the call's own id, or an id no call has; never a canary,
+/// since `data` may hold none.
+pub(super) fn data_id() -> BoxedStrategy<Value> {
+    prop_oneof![
+        2 => (0usize..4).prop_map(|k| Value::String(format!("{MARK_SIBLING}{k}"))),
+        1 => Just(Value::String(MARK_OWN.to_owned())),
+        1 => (0u32..1000).prop_map(|n| Value::String(format!("call_unknown_{n}"))),
+    ]
+    .boxed()
+}
+
 /// Replaces marks by real ids, everywhere in a result.
 pub(super) fn resolve(v: &mut Value, own: &str, siblings: &[String]) {
     match v {

@@ -3,11 +3,21 @@
 //!
 //! Every case generated here is *valid* ([`crate::reading`], "The zones"): call ids are
 //! unique strings, and everything else lives inside a `result`, which may be
-//! any JSON. The generators aim at the ways a runtime gets RT-TOOL-3 wrong:
+//! any JSON. The generators aim at the ways a runtime gets RT-TOOL-3 wrong;
+//! each adversary is a named feature of the [`Census`] (`rt-tool-3 cases
+//! --census N`), with the mistake it exposes and the share of cases that
+//! must show it:
 //!
-//! - several calls in one invocation, so artifacts must be told apart;
-//! - spoofed ids: an artifact entry carrying its own `tool_call_id`, often a
-//!   sibling call's real id, and `tool_call_id` keys nested in payloads;
+//! - several calls in one invocation, so artifacts must be told apart, and
+//!   the same artifact in one call twice or in two calls;
+//! - spoofed ids at every place a runtime might read one: on an artifact
+//!   entry, at a payload's top level, nested one to four objects deep in a
+//!   payload, inside `data`, and at a result's top level, each a sibling
+//!   call's real id, the call's own id, or no call's ([`Place`], [`Kind`]);
+//! - `type` values a normaliser would change: padded, blank, cased, with a
+//!   look-alike or invisible character, over 256 bytes;
+//! - payloads with a `type` or `payload` key of their own, which a runtime
+//!   that spreads or unwraps the payload takes for the entry's;
 //! - extra keys on entries, arbitrary or near misses of the real ones
 //!   ([`NEAR_MISS_KEYS`]: `Type`, `"type "`, `"type\u{200b}"`, a Cyrillic
 //!   `tуpe`, `tool-call-id`, `__proto__`, `constructor` …);
@@ -19,8 +29,9 @@
 //!   `tool_call_id`, `artifacts_text`);
 //! - failed calls (`success: false`) that carry artifacts;
 //! - malformed entries, in every way RT-TOOL-2 drops one ([`malformed_entry`]);
-//! - smuggling through `data`: an `artifacts` key inside it, and
-//!   delimiter-like strings ([`DELIMITERS`]);
+//! - smuggling through `data`: an `artifacts` key inside it,
+//!   delimiter-like strings ([`DELIMITERS`]), and MCP-style typed content
+//!   blocks (`text`, `resource_link`);
 //! - instruction-like text inside artifacts ([`INSTRUCTIONS`]);
 //! - a minority (about 16 %) of lenient-zone cases ([`lenient_case`]): a
 //!   result that is not an object, `artifacts` that is not an array, no
@@ -69,6 +80,7 @@ use crate::wire::{Call, Case};
 
 mod canary;
 mod cases;
+mod census;
 mod entries;
 mod exposure;
 mod fuzzing;
@@ -80,6 +92,7 @@ mod stream;
 
 pub use self::canary::*;
 pub use self::cases::*;
+pub use self::census::{features, Census, Feature, Kind, Place, Seen, Share};
 pub use self::entries::*;
 pub use self::exposure::*;
 pub use self::ids::*;

@@ -68,7 +68,12 @@ pub(super) fn payload_feature() -> BoxedStrategy<(String, Value)> {
         }),
         // A `tool_call_id` at the payload's top level, where a runtime that
         // spreads the payload into the entry picks it up.
-        1 => spoofed_id().prop_map(|id| ("tool_call_id".to_owned(), id)),
+        2 => spoofed_id().prop_map(|id| ("tool_call_id".to_owned(), id)),
+        // A `type` or a `payload` of the payload's own, which a runtime that
+        // spreads or unwraps the payload takes for the entry's.
+        1 => prop_oneof![select(TYPES).prop_map(str::to_owned), canary()]
+            .prop_map(|t| ("type".to_owned(), Value::String(t))),
+        1 => plain_payload().prop_map(|p| ("payload".to_owned(), p)),
         // A `tool_call_id` nested 1 to 4 objects deep.
         2 => (nest, 0usize..4, spoofed_id()).prop_map(|(k, depth, id)| {
             let inner = (0..depth).fold(object([("tool_call_id".to_owned(), id)]), |v, _| {

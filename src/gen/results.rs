@@ -28,11 +28,24 @@ pub const DELIMITERS: &[&str] = &[
 ];
 
 /// A result's `data` (`None`: no `data` key): the rule's `{"result": …}`
-/// shape, a string, null, absent, any small JSON, a deep value, or text with
-/// a delimiter-like string ([`DELIMITERS`]). Never a canary or a mark, and
-/// never RT-TOOL-2's reserved `artifacts` key (that is a lenient twist).
+/// shape, a string, null, absent, any small JSON, a deep value, text with
+/// a delimiter-like string ([`DELIMITERS`]), typed content blocks the way MCP
+/// writes a tool's output (`[{"type": "text", …}, {"type":
+/// "resource_link", …}]`), or `{"result": …}` carrying a `tool_call_id` of
+/// its own, at the top or one object down (a sibling's, the call's own, or
+/// no call's). Never a canary, and never RT-TOOL-2's reserved `artifacts`
+/// key (that is a lenient twist).
 pub fn data() -> BoxedStrategy<Option<Value>> {
     prop_oneof![
+        1 => (text(), url()).prop_map(|(t, u)| Some(json!([
+            {"type": "text", "text": t},
+            {"type": "resource_link", "uri": u, "name": "result"},
+        ]))),
+        2 => (text(), data_id(), any::<bool>()).prop_map(|(t, id, nested)| Some(if nested {
+            json!({"result": t, "meta": {"tool_call_id": id}})
+        } else {
+            json!({"result": t, "tool_call_id": id})
+        })),
         4 => text().prop_map(|t| Some(json!({"result": t}))),
         2 => text().prop_map(|t| Some(Value::String(t))),
         1 => Just(Some(Value::Null)),
@@ -88,8 +101,9 @@ pub(super) fn marked_result() -> BoxedStrategy<Value> {
         artifacts_field(),
         prop_oneof![8 => Just(vec![]), 1 => vec(decoy(), 1..=2)],
         prop_oneof![5 => Just(None), 1 => prop_oneof![url(), file_name()].prop_map(Some)],
+        prop_oneof![10 => Just(None), 1 => data_id().prop_map(Some)],
     )
-        .prop_map(|(success, data, error, artifacts, decoys, shared)| {
+        .prop_map(|(success, data, error, artifacts, decoys, shared, id)| {
             let mut data = data;
             let mut artifacts = artifacts;
             if let Some(shared) = shared {
@@ -107,6 +121,9 @@ pub(super) fn marked_result() -> BoxedStrategy<Value> {
                 m.insert("artifacts".into(), artifacts);
             }
             m.extend(decoys);
+            if let Some(id) = id {
+                m.insert("tool_call_id".into(), id);
+            }
             Value::Object(m)
         })
         .boxed()

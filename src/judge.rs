@@ -422,6 +422,9 @@ impl Judge<'_> {
         };
         let mut used = vec![false; pool.len()];
         let mut order = Vec::new();
+        // Every entry that is an artifact as it should be is matched first,
+        // so what explains the others does not depend on their place.
+        let mut unmatched = Vec::new();
         for (i, entry) in entries.iter().enumerate() {
             let Some((kind_, payload, id)) = self.entry_shape(i, entry) else {
                 continue;
@@ -445,6 +448,9 @@ impl Judge<'_> {
                 }
                 continue;
             }
+            unmatched.push((i, kind_, payload, id));
+        }
+        for (i, kind_, payload, id) in unmatched {
             self.diagnose(i, kind_, payload, id, &pool, &mut used);
         }
         self.order_within_calls(&pool, &order);

@@ -1100,6 +1100,27 @@ fn the_same_artifact_from_two_calls_is_read_as_what_explains_it() {
     );
 }
 
+/// What explains an entry does not depend on where it sits on the port: a
+/// failed call's artifact delivered before a successful call's equal one,
+/// itself delivered, is the failed call's own (RT-TOOL-2), not the
+/// successful call's mislabelled and then repeated (¶1). Found by
+/// `serve --fault error-means-failure` on seed 1, which was cited ¶1.
+#[test]
+fn an_entry_is_explained_whatever_its_place_on_the_port() {
+    let case = json!({"calls": [
+        {"tool_call_id": "c1", "result": {"success": false, "data": "a", "artifacts": [{"type": "image", "payload": {}}]}},
+        {"tool_call_id": "c2", "result": {"success": true, "data": "b", "artifacts": [{"type": "image", "payload": {}}]}}]});
+    let image = |id: &str| json!({"type": "image", "payload": {}, "tool_call_id": id});
+    check(
+        &case,
+        json!({"messages": msgs(&[("c1", "a"), ("c2", "b")]), "exposed": false,
+            "tool_artifacts": [image("c1"), image("c2")]}),
+        DEFAULT,
+        &[RT2],
+        &["tool_artifacts[0] is entry 0 of call c1's artifacts, which RT-TOOL-2 drops: the call failed"],
+    );
+}
+
 /// Each call's prose, as `diff` reads it from an outcome: matched by
 /// `tool_call_id`, whatever the order; none for a call without a message
 /// or with a content that is not a string.

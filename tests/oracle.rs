@@ -1,5 +1,6 @@
-//! The oracle end to end: `diff` against `serve`, conforming and with every
-//! seeded fault, each caught and attributed to its clause; process faults
+//! The oracle end to end: `diff` against `serve`, conforming and with a
+//! seeded fault, caught and attributed to its clause with its standing
+//! (every clause fault on ten seeds is `tests/catalogue.rs`); process faults
 //! end with exit 2, one line naming the case, within the timeout.
 
 use std::io::Read;
@@ -101,37 +102,6 @@ fn conforming_server_passes() {
         "nothing saved on a pass"
     );
     let _ = std::fs::remove_dir_all(dir);
-}
-
-#[test]
-fn every_clause_fault_is_caught_and_attributed() {
-    let faults = [
-        ("spoof-id", "RT-TOOL-3 ¶1"),
-        ("extra-keys", "RT-TOOL-3 ¶1"),
-        ("drop-last", "RT-TOOL-3 ¶1"),
-        ("first-call", "RT-TOOL-3 ¶1"),
-        ("payload-id", "RT-TOOL-3 ¶1"),
-        ("exposed-by-default", "RT-TOOL-3 ¶2"),
-        ("leak-payload", "RT-TOOL-3 ¶3"),
-        ("decoy-prose", "RT-TOOL-3 ¶3"),
-        ("count-in-prose", "RT-TOOL-3 ¶3"),
-        ("swap-prose", "RT-TOOL-3 ¶3"),
-        ("error-in-prose", "RT-TOOL-3 ¶3"),
-        ("reserved-in-prose", "RT-TOOL-3 ¶3"),
-        ("hidden-drops", "RT-TOOL-3 ¶4"),
-        ("strip-hidden", "RT-TOOL-3 ¶4"),
-        ("keep-malformed", "RT-TOOL-2"),
-        ("keep-failed", "RT-TOOL-2"),
-        ("truthy-success", "RT-TOOL-2"),
-        ("drop-over-count", "RT-TOOL-6"),
-        ("error-over-floors", "RT-TOOL-6"),
-    ];
-    // The faults run side by side: each is one process pair, mostly waiting.
-    std::thread::scope(|scope| {
-        for (fault, clause) in faults {
-            scope.spawn(move || caught(fault, clause, &[]));
-        }
-    });
 }
 
 /// A failed call's `error` in its prose passes the default reading of ¶3

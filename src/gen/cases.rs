@@ -108,7 +108,8 @@ pub(super) enum Twist {
     Success(Option<Value>),
     /// The call succeeds and keeps these artifacts too: over 50.
     TooMany(Vec<Value>),
-    /// The call succeeds and keeps a payload this many bytes long, and a canary.
+    /// The call succeeds and keeps, before its own artifacts, a payload this
+    /// many bytes long, and a canary.
     TooBig(usize, String),
     /// `data` still carries RT-TOOL-2's reserved `artifacts` key, holding
     /// these entries (a `data` that is not an object becomes `{"result":
@@ -127,11 +128,13 @@ pub(super) fn twist() -> BoxedStrategy<Twist> {
         ]
         .prop_map(Twist::NotObject),
         prop_oneof![
-            well_formed_entry(),
-            well_formed_entry().prop_map(|e| json!({"0": e})),
-            vec(well_formed_entry(), 1..=2)
+            1 => well_formed_entry(),
+            1 => well_formed_entry().prop_map(|e| json!({"0": e})),
+            // The entries as JSON text, which a runtime that "helpfully"
+            // parses strings would deliver.
+            3 => vec(well_formed_entry(), 1..=2)
                 .prop_map(|v| Value::String(Value::Array(v).to_string())),
-            number(),
+            1 => number(),
         ]
         .prop_map(Twist::ArtifactsNotArray),
         prop_oneof![
@@ -143,7 +146,18 @@ pub(super) fn twist() -> BoxedStrategy<Twist> {
             Just(Some(json!("false"))),
         ]
         .prop_map(Twist::Success),
-        vec(artifact_entry(), 0..=3).prop_map(Twist::Reserved),
+        // Under the reserved key, entries RT-TOOL-2 keeps and drops alike,
+        // and more often than elsewhere a malformed one that still has both
+        // `type` and `payload`, which a runtime lifting them unfiltered keeps.
+        vec(
+            prop_oneof![
+                3 => artifact_entry(),
+                1 => (artifact_type(), prop_oneof![text().prop_map(Value::String), Just(Value::Null), Just(json!([]))])
+                    .prop_map(|(t, p)| json!({"type": t, "payload": p})),
+            ],
+            0..=3
+        )
+        .prop_map(Twist::Reserved),
         prop_oneof![
             many_entries(51..=56).prop_map(Twist::TooMany),
             (OVERSIZE..OVERSIZE + 8_000, canary()).prop_map(|(n, c)| Twist::TooBig(n, c)),
@@ -159,13 +173,19 @@ pub(super) fn apply(twist: Twist, result: &mut Value) {
             _ => Map::new(),
         }
     };
-    let keep = |result: &mut Value, more: Vec<Value>| {
+    // `first` puts the new entries before the call's own, so that an
+    // artifact over a floor is followed by artifacts within it.
+    let keep = |result: &mut Value, more: Vec<Value>, first: bool| {
         let mut m = fields(result);
         let mut entries = match m.remove("artifacts") {
             Some(Value::Array(entries)) => entries,
             _ => Vec::new(),
         };
-        entries.extend(more);
+        if first {
+            entries.splice(0..0, more);
+        } else {
+            entries.extend(more);
+        }
         m.insert("success".into(), true.into());
         m.insert("artifacts".into(), Value::Array(entries));
         *result = Value::Object(m);
@@ -196,11 +216,12 @@ pub(super) fn apply(twist: Twist, result: &mut Value) {
             m.insert("data".into(), Value::Object(data));
             *result = Value::Object(m);
         }
-        Twist::TooMany(entries) => keep(result, entries),
+        Twist::TooMany(entries) => keep(result, entries, false),
         Twist::TooBig(n, canary) => keep(
             result,
             vec![json!({"type": "file", "payload": {
                 "name": "dump.bin", "content": "x".repeat(n), "note": canary}})],
+            true,
         ),
     }
 }

@@ -781,6 +781,53 @@ const OTHERS: &[Feature] = &[
         shows: |s| !model::shape_reasons(s.case).is_empty(),
     },
     Feature {
+        name: "artifacts.json_string",
+        exposes: Clause::Filter,
+        mistake: "parses an `artifacts` string holding a JSON list, and delivers its entries",
+        floor: 2.0,
+        shows: |s| {
+            s.results().any(|r| {
+                r.get("artifacts")
+                    .and_then(Value::as_str)
+                    .is_some_and(|t| serde_json::from_str::<Vec<Value>>(t).is_ok())
+            })
+        },
+    },
+    Feature {
+        name: "data.reserved_malformed",
+        exposes: Clause::Filter,
+        mistake: "lifts entries from data's reserved `artifacts` key without RT-TOOL-2's filter",
+        floor: 2.0,
+        shows: |s| {
+            s.results().any(|r| {
+                r.get("data")
+                    .and_then(|d| d.get("artifacts"))
+                    .and_then(Value::as_array)
+                    .is_some_and(|a| {
+                        a.iter().any(|e| {
+                            e.get("type").is_some()
+                                && e.get("payload").is_some()
+                                && well_formed(e).is_none()
+                        })
+                    })
+            })
+        },
+    },
+    Feature {
+        name: "bounds.oversize_first",
+        exposes: Clause::Bounds,
+        mistake: "stops collecting at an artifact over the floor, where a later, smaller one is still kept",
+        floor: 2.0,
+        shows: |s| {
+            s.case.calls.iter().any(|c| {
+                let kept: Vec<&Value> = entries(&c.result).filter_map(well_formed).map(|(_, p)| p).collect();
+                kept.iter()
+                    .position(|p| model::encoded_len(p) > model::floors::PAYLOAD_BYTES)
+                    .is_some_and(|i| i + 1 < kept.len())
+            })
+        },
+    },
+    Feature {
         name: "bounds.over_floors",
         exposes: Clause::Bounds,
         mistake: "delivers nothing, or errors, once a run is over RT-TOOL-6's floors (50 artifacts, 512,000 bytes)",

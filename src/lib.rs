@@ -67,6 +67,7 @@ pub mod gen;
 pub mod reading {}
 pub mod harness;
 pub mod judge;
+pub mod merge;
 pub mod model;
 pub mod replay;
 pub mod serve;

@@ -23,7 +23,7 @@ use crate::model;
 use crate::wire::Case;
 
 /// How many judged cases bore on each clause.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Tally(pub BTreeMap<Clause, u64>);
 
 impl Tally {
@@ -31,6 +31,13 @@ impl Tally {
     pub fn count(&mut self, case: &Case) {
         for clause in bearing(case) {
             *self.0.entry(clause).or_default() += 1;
+        }
+    }
+
+    /// Adds another tally's counts to this one.
+    pub fn add(&mut self, other: &Tally) {
+        for (clause, n) in &other.0 {
+            *self.0.entry(*clause).or_default() += n;
         }
     }
 
@@ -173,6 +180,8 @@ pub struct Standing {
     pub strict_order: bool,
     /// The seed of the generated cases.
     pub seed: u64,
+    /// The campaign judged, or the shard of it.
+    pub campaign: crate::diff::Campaign,
     /// Cases judged, the pinned vectors and replays included.
     pub cases: u64,
     /// Of those, the pinned vectors and replayed cases.
@@ -250,6 +259,7 @@ impl Standing {
             reading: report.reading,
             strict_order: report.strict_order,
             seed: report.seed,
+            campaign: report.campaign.clone(),
             cases: report.cases,
             replayed: report.replayed,
             requests: report.requests,
@@ -293,7 +303,7 @@ impl Standing {
         let mut md = format!("# {} standing: {}{language}\n\n", p.rule, name("name"));
         let _ = writeln!(
             md,
-            "Judged against rule {} of the FlowDrop Workflow Specification {} (`rule_hash` `{}`) by {}, on {} cases ({} requests, seed {}), reading ¶3 as `{}`{}.\n",
+            "Judged against rule {} of the FlowDrop Workflow Specification {} (`rule_hash` `{}`) by {}, on {} cases ({} requests, seed {}{}), reading ¶3 as `{}`{}.\n",
             p.rule,
             p.spec_version,
             p.rule_hash,
@@ -301,6 +311,7 @@ impl Standing {
             self.cases,
             self.requests,
             self.seed,
+            self.shard_text(),
             self.reading.name(),
             if self.strict_order { ", with the reference artifact order demanded" } else { "" },
         );
@@ -358,13 +369,28 @@ impl Standing {
         }
         let _ = write!(
             md,
-            "\nReproduce with `rt-tool-3 diff --seed {} --cases {} --prose {}{} -- <the implementation>`.\n",
+            "\nReproduce with `rt-tool-3 diff --seed {} --cases {} --prose {}{}{} -- <the implementation>`.\n",
             self.seed,
-            self.cases - self.replayed,
+            self.campaign.generated,
             self.reading.name(),
             if self.strict_order { " --strict-order" } else { "" },
+            if self.campaign.shard.count > 1 {
+                format!(" --shard {}", self.campaign.shard)
+            } else {
+                String::new()
+            },
         );
         md
+    }
+
+    /// `, shard K/N` for a shard of a campaign; nothing for a whole one.
+    fn shard_text(&self) -> String {
+        let shard = self.campaign.shard;
+        if shard.count > 1 {
+            format!(", shard {shard}")
+        } else {
+            String::new()
+        }
     }
 }
 

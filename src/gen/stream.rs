@@ -1,44 +1,69 @@
 //! The seeded stream of cases behind `rt-tool-3 cases` and `diff --seed`,
 //! and the atomic persistence of proptest's regression seeds.
+//!
+//! The stream is position-addressable: case `i` of seed `S` is drawn by a
+//! runner of its own, seeded from `(S, i)` alone ([`runner`]), so any case
+//! can be made without the ones before it. That is what lets `diff --jobs N`
+//! generate cases on N threads, `diff --shard K/N` run its share of a
+//! campaign without drawing everyone else's cases, and a divergence found
+//! in one shard replay alone.
 
 use super::*;
 
 /// An endless stream of [`case`]s, the same for the same `seed` on any
-/// 64-bit machine: proptest's ChaCha generator seeded with `seed` expanded to
-/// 32 bytes (SplitMix64, little-endian). Each case is generated when asked
-/// for. The stream is tied to this generator and to the proptest version in
-/// `Cargo.lock`; a 32-bit target may differ, as proptest scales its sampling
-/// indices by the width of `usize`.
+/// 64-bit machine: position `i` is [`case_at`]`(&case(), seed, i)`. Each
+/// case is generated when asked for. The stream is tied to this generator
+/// and to the proptest version in `Cargo.lock`; a 32-bit target may differ,
+/// as proptest scales its sampling indices by the width of `usize`.
 pub fn cases(seed: u64) -> impl Iterator<Item = Case> {
-    let mut runner = runner(seed);
     let strategy = case();
     // No strategy here rejects a value, so `new_tree` cannot fail.
-    std::iter::from_fn(move || strategy.new_tree(&mut runner).ok().map(|t| t.current()))
+    (0u64..).map_while(move |i| tree_at(&strategy, seed, i).ok().map(|t| t.current()))
 }
 
-/// The seeded runner that [`cases`] and `rt-tool-3 diff --seed S` draw
-/// their cases from: ChaCha, seeded from `seed` alone, the same on every
-/// machine.
-pub fn runner(seed: u64) -> TestRunner {
+/// The case at position `index` of seed `seed`'s stream, as `strategy`
+/// draws it: with [`case`], line `index + 1` of `rt-tool-3 cases --seed
+/// seed`. `None` if the strategy rejected too many values.
+pub fn case_at<S: Strategy<Value = Case>>(strategy: &S, seed: u64, index: u64) -> Option<Case> {
+    tree_at(strategy, seed, index).ok().map(|t| t.current())
+}
+
+/// The value tree of position `index` of seed `seed`'s stream: the case
+/// [`case_at`] gives, and the way proptest shrinks it.
+pub fn tree_at<S: Strategy>(
+    strategy: &S,
+    seed: u64,
+    index: u64,
+) -> Result<S::Tree, proptest::test_runner::Reason> {
+    strategy.new_tree(&mut runner(seed, index))
+}
+
+/// The runner that draws position `index` of seed `seed`'s stream: ChaCha,
+/// seeded from `(seed, index)` alone, the same on every machine.
+pub fn runner(seed: u64, index: u64) -> TestRunner {
     let config = Config {
         // Pinned, although no strategy here uses a default size.
         max_default_size_range: 100,
+        failure_persistence: None,
         ..Config::default()
     };
-    let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes(seed));
+    let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes(seed, index));
     TestRunner::new_with_rng(config, rng)
 }
 
-/// A 64-bit seed expanded to 32 bytes with SplitMix64.
-pub(super) fn seed_bytes(seed: u64) -> [u8; 32] {
-    let mut state = seed;
+/// `(seed, index)` expanded to 32 bytes with SplitMix64: two words from
+/// the seed, two from the index, so distinct pairs give distinct keys.
+fn seed_bytes(seed: u64, index: u64) -> [u8; 32] {
     let mut bytes = [0u8; 32];
-    for chunk in bytes.chunks_exact_mut(8) {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        chunk.copy_from_slice(&(z ^ (z >> 31)).to_le_bytes());
+    for (half, start) in bytes.chunks_exact_mut(16).zip([seed, index]) {
+        let mut state = start;
+        for chunk in half.chunks_exact_mut(8) {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            chunk.copy_from_slice(&(z ^ (z >> 31)).to_le_bytes());
+        }
     }
     bytes
 }
@@ -132,6 +157,16 @@ mod tests {
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_ne!(a[0], a[1]);
+    }
+
+    #[test]
+    fn any_position_is_made_alone_as_the_stream_makes_it() {
+        let strategy = case();
+        let stream: Vec<Case> = cases(5).take(30).collect();
+        for i in [29u64, 0, 17, 3] {
+            assert_eq!(case_at(&strategy, 5, i).as_ref(), stream.get(i as usize));
+        }
+        assert_ne!(case_at(&strategy, 6, 3).as_ref(), stream.get(3));
     }
 
     #[test]

@@ -37,30 +37,6 @@ const CAUGHT: usize = 9;
 /// missed on more than one seed: once it is caught, move it out of here.
 const AWAITING: &[(&str, &str)] = &[
     (
-        "data-id",
-        "a successful call with kept artifacts whose `data` is an object with a string `tool_call_id` at its top level (no generator puts one in `data`)",
-    ),
-    (
-        "trim-type",
-        "a kept artifact whose `type` has leading or trailing whitespace (only `\" \"` among the odd strings, rarely)",
-    ),
-    (
-        "dedupe-across-calls",
-        "the same artifact (type and payload) kept by two calls of one run",
-    ),
-    (
-        "parse-artifacts-string",
-        "a successful call whose `artifacts` is a string holding a JSON list of well-formed entries, more often (one lenient twist in twenty)",
-    ),
-    (
-        "lift-unfiltered",
-        "a successful call whose `data.artifacts` holds a malformed entry that has both `type` and `payload`, more often",
-    ),
-    (
-        "stop-at-oversize",
-        "a run with an artifact over 512,000 bytes followed by further kept artifacts, more often",
-    ),
-    (
         "artifacts-when-empty",
         "diff: the marked sibling gives a null, absent or empty `data` a marker, so only the case itself has empty `data`, and its prose is never checked for leaks (the single-outcome leak check of `check` is off under siblings)",
     ),

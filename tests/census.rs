@@ -2,7 +2,7 @@
 //! often enough to matter, and each feature's predicate recognises its shape
 //! and nothing near it.
 
-use rt_tool_3::gen::{features, Census, Seen};
+use rt_tool_3::gen::{features, Census, Seen, LOWER_FLOORS};
 use rt_tool_3::wire::Case;
 use serde_json::json;
 
@@ -17,10 +17,16 @@ fn every_feature_clears_its_floor_on_10000_cases() {
         .map(|s| format!("{} {:.2} % < {} %", s.feature, s.percent, s.floor))
         .collect();
     assert!(under.is_empty(), "under the floor: {under:#?}");
-    assert!(
-        features().all(|f| f.floor >= 2.0),
-        "a lower floor needs a reason here"
-    );
+    for f in features() {
+        let reason = LOWER_FLOORS.iter().find(|(name, _)| *name == f.name);
+        assert_eq!(
+            f.floor < 2.0,
+            reason.is_some(),
+            "{}: a floor under 2 % needs its reason in LOWER_FLOORS, and only such a floor",
+            f.name
+        );
+        assert!(f.floor > 0.0, "{}: a floor of 0 guards nothing", f.name);
+    }
 }
 
 /// Feature names are unique, and each says what mistake it exposes.

@@ -817,7 +817,7 @@ const OTHERS: &[Feature] = &[
         name: "bounds.oversize_first",
         exposes: Clause::Bounds,
         mistake: "stops collecting at an artifact over the floor, where a later, smaller one is still kept",
-        floor: 2.0,
+        floor: 1.0,
         shows: |s| {
             s.case.calls.iter().any(|c| {
                 let kept: Vec<&Value> = entries(&c.result).filter_map(well_formed).map(|(_, p)| p).collect();
@@ -843,6 +843,13 @@ fn depth(v: &Value) -> usize {
         _ => 0,
     }
 }
+
+/// Why a feature's floor is under 2 %, feature by feature. Every floor
+/// under 2 % has its reason here (a test says so).
+pub const LOWER_FLOORS: &[(&str, &str)] = &[(
+    "bounds.oversize_first",
+    "a case over RT-TOOL-6's per-artifact floor carries half a megabyte, so more of them would slow every run and every shrink; at about 1 % the fault this shape exposes (stop-at-oversize) is still caught on 9 seeds of 10",
+)];
 
 /// Every feature, in the census's order.
 pub fn features() -> impl Iterator<Item = &'static Feature> {

@@ -92,7 +92,7 @@ mod stream;
 
 pub use self::canary::*;
 pub use self::cases::*;
-pub use self::census::{features, Census, Feature, Kind, Place, Seen, Share};
+pub use self::census::{features, Census, Feature, Kind, Place, Seen, Share, LOWER_FLOORS};
 pub use self::entries::*;
 pub use self::exposure::*;
 pub use self::ids::*;

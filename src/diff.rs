@@ -53,7 +53,9 @@ use crate::gen;
 use crate::harness::{Fault, Process, Reply};
 use crate::judge::{self, same_multiset, Cite, Clause, Options, ProseMode, Violation};
 use crate::model::{self, Zone};
-use crate::standing::Tally;
+use crate::tally::Tally;
+
+pub use crate::replay::Fixed;
 use crate::wire::{Call, Case, Outcome};
 
 /// Requests sent for each case.
@@ -247,17 +249,6 @@ pub struct FaultReport {
     pub case: Case,
     /// The stream position of the case being judged when it happened.
     pub position: u64,
-}
-
-/// A case given, not generated: a pinned vector or one replayed from a file.
-#[derive(Clone, Debug)]
-pub struct Fixed {
-    /// Where it came from: `vector 3`, `old-run.json case 2`.
-    pub origin: String,
-    /// Whether it is one of the pinned conformance vectors.
-    pub pinned: bool,
-    /// The case.
-    pub case: Case,
 }
 
 /// What to run.

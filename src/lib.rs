@@ -72,6 +72,7 @@ pub mod model;
 pub mod replay;
 pub mod serve;
 pub mod standing;
+pub mod tally;
 pub mod vectors;
 pub mod wire;
 

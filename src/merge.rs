@@ -26,7 +26,7 @@ use serde_json::Value;
 
 use crate::diff::{Campaign, Divergence, FaultReport, Report, Shard, VectorsRun};
 use crate::judge::{Options, ProseMode};
-use crate::standing::Tally;
+use crate::tally::Tally;
 
 /// A shard's report as read back: what [`Report`] writes.
 #[derive(Deserialize)]

@@ -262,15 +262,20 @@ fn small() {
     ratio("small cases vs serde_json round trip", ours, base, None);
 }
 
-fn harness(dir: &Path) {
-    let adapter: PathBuf = [
+/// The Python adapter written from the README alone.
+fn reference_adapter() -> PathBuf {
+    [
         env!("CARGO_MANIFEST_DIR"),
         "tests",
         "adapter",
         "reference_adapter.py",
     ]
     .iter()
-    .collect();
+    .collect()
+}
+
+fn harness(dir: &Path) {
+    let adapter = reference_adapter();
     const RUNS: usize = 7;
     let cases = 1000u32;
     for (label, command) in [
@@ -496,14 +501,7 @@ fn cpu() {
 
 /// `diff --jobs N` against `--jobs 1`: the same run, its wall time.
 fn jobs(_dir: &Path) {
-    let adapter: PathBuf = [
-        env!("CARGO_MANIFEST_DIR"),
-        "tests",
-        "adapter",
-        "reference_adapter.py",
-    ]
-    .iter()
-    .collect();
+    let adapter = reference_adapter();
     let run = |jobs: u32, cases: u32, command: &[String]| {
         timed(|| {
             let out = Command::new(BIN)

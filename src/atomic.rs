@@ -2,7 +2,7 @@
 //!
 //! A campaign may be killed at any moment (a CI timeout, a Ctrl-C), and the
 //! files it writes (`--save`, `--standing`, the `proptest-regressions`
-//! seeds) are read by the next run. Every one of them goes through [`write`]:
+//! seeds) are read by the next run. Every one of them goes through [`write()`]:
 //! the next run finds either the old file or the new one, never half of one.
 
 use std::io::Write;

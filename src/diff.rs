@@ -41,17 +41,21 @@
 //! runtime that feeds the model `error` on success, or `c2`'s data as `c1`'s
 //! prose, shows a canary or `c2`'s marker in `c1`'s prose.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
 
 use proptest::strategy::{Strategy, ValueTree};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::gen;
 use crate::harness::{Fault, Process, Reply};
 use crate::judge::{self, same_multiset, Cite, Clause, Options, ProseMode, Violation};
 use crate::model::{self, Zone};
-use crate::standing::Tally;
+use crate::tally::Tally;
+
+pub use crate::replay::Fixed;
 use crate::wire::{Call, Case, Outcome};
 
 /// Requests sent for each case.
@@ -59,13 +63,14 @@ pub const REQUESTS_PER_CASE: u64 = 3;
 
 /// A divergence as a reusable test: the case, what the reference expects,
 /// what the implementation produced, and the clauses it breaks.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Vector {
     /// What the vector shows, in one sentence per violation.
     pub description: String,
     /// The clauses broken, as the specification cites them.
     pub clauses: Vec<Clause>,
-    /// The same citations, structured.
+    /// The same citations, structured (read back from the clauses).
+    #[serde(skip_deserializing)]
     pub cites: Vec<Cite>,
     /// Each violation, said so a person can act on it.
     pub violations: Vec<Violation>,
@@ -79,13 +84,18 @@ pub struct Vector {
 
 /// One bug found: the vectors of the case that first showed it, and of the
 /// minimal case it shrank to.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Divergence {
     /// The clauses (and `errored`) the bug shows.
     pub signature: BTreeSet<String>,
     /// Where the case that first showed it came from: `vector N`, `FILE
     /// case N`, or `generated case N`.
     pub origin: String,
+    /// Its position in the campaign's stream (the fixed cases first, then
+    /// the generated ones), the same in every shard and with any `--jobs`.
+    pub position: u64,
+    /// Requests spent shrinking it.
+    pub shrink_requests: u64,
     /// The vectors of the case that first showed it.
     pub found: Vec<Vector>,
     /// The vectors of the minimal case.
@@ -106,6 +116,11 @@ pub struct Report {
     pub implementation: Value,
     /// The seed the cases were generated from.
     pub seed: u64,
+    /// The whole campaign this run is (a share of).
+    pub campaign: Campaign,
+    /// Whether this is the run's last word: false in a `--save` file
+    /// written while the run went on.
+    pub complete: bool,
     /// Cases examined, the replayed ones included, shrinking aside.
     pub cases: u64,
     /// Of those, the pinned vectors and replayed cases.
@@ -118,7 +133,7 @@ pub struct Report {
     pub skipped: u64,
     /// Warnings (numbers an IEEE double cannot hold, orders) across all runs.
     pub warnings: u64,
-    /// Every distinct bug found, shrunk.
+    /// Every distinct bug found, shrunk, in stream order.
     pub divergences: Vec<Divergence>,
     /// The fault that stopped the run, with the case that caused it.
     pub fault: Option<FaultReport>,
@@ -126,41 +141,122 @@ pub struct Report {
     pub tally: Tally,
 }
 
+impl Report {
+    /// The report of a run before any case: judged by this oracle under
+    /// `options`, nothing counted yet, not complete.
+    pub fn empty(options: Options, implementation: Value, seed: u64, campaign: Campaign) -> Report {
+        Report {
+            provenance: crate::provenance(),
+            reading: options.prose,
+            strict_order: options.strict_order,
+            implementation,
+            seed,
+            campaign,
+            complete: false,
+            cases: 0,
+            replayed: 0,
+            vectors: VectorsRun::default(),
+            requests: 0,
+            skipped: 0,
+            warnings: 0,
+            divergences: Vec::new(),
+            fault: None,
+            tally: Tally::default(),
+        }
+    }
+}
+
+/// A campaign: its stream of cases, the fixed ones first, and which share
+/// of it a run took.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Campaign {
+    /// The fixed cases (pinned vectors, then replays), all shards together.
+    pub fixed: u64,
+    /// A digest of the fixed cases, so that shards of one campaign can be
+    /// told from runs that replayed other files.
+    pub fixed_digest: String,
+    /// The generated cases (`--cases`), all shards together.
+    pub generated: u64,
+    /// The share of the stream this run took.
+    pub shard: Shard,
+}
+
+/// Shard `index` of `count` (1-based): stream positions `index - 1`,
+/// `index - 1 + count`, … of a campaign.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    /// Which shard, from 1.
+    pub index: u32,
+    /// How many shards the campaign is split into.
+    pub count: u32,
+}
+
+impl Shard {
+    /// The whole campaign: shard 1 of 1.
+    pub const WHOLE: Shard = Shard { index: 1, count: 1 };
+
+    /// Reads `K/N`, with 1 ≤ K ≤ N.
+    pub fn parse(text: &str) -> Result<Shard, String> {
+        let bad = || format!("--shard takes K/N with 1 ≤ K ≤ N (as in --shard 3/8), not {text:?}");
+        let (k, n) = text.split_once('/').ok_or_else(bad)?;
+        let index: u32 = k.trim().parse().map_err(|_| bad())?;
+        let count: u32 = n.trim().parse().map_err(|_| bad())?;
+        if index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// The `j`-th stream position of this shard.
+    pub fn position(self, j: u64) -> u64 {
+        u64::from(self.index - 1) + j * u64::from(self.count)
+    }
+
+    /// How many of a stream of `total` positions are this shard's.
+    pub fn len(self, total: u64) -> u64 {
+        let first = u64::from(self.index - 1);
+        if total > first {
+            (total - first - 1) / u64::from(self.count) + 1
+        } else {
+            0
+        }
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
 /// The pinned vectors in a run.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct VectorsRun {
     /// How many were run.
     pub run: u64,
     /// The descriptions of those that diverged.
     pub failed: Vec<String>,
+    /// Their stream positions, in the same order.
+    pub failed_positions: Vec<u64>,
 }
 
 /// A fault of the process under test, and the case that caused it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FaultReport {
-    /// What went wrong, in one line.
+    /// What went wrong, in one line (naming the copy when there are several).
     pub message: String,
     /// The case being run when it happened.
     pub case: Case,
-}
-
-/// A case given, not generated: a pinned vector or one replayed from a file.
-#[derive(Clone, Debug)]
-pub struct Fixed {
-    /// Where it came from: `vector 3`, `old-run.json case 2`.
-    pub origin: String,
-    /// Whether it is one of the pinned conformance vectors.
-    pub pinned: bool,
-    /// The case.
-    pub case: Case,
+    /// The stream position of the case being judged when it happened.
+    pub position: u64,
 }
 
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// Cases run before any is generated: the pinned vectors, then replays.
+    /// The first stream positions: the pinned vectors, then replays.
     pub fixed: Vec<Fixed>,
-    /// Generated cases to examine.
+    /// Generated cases in the whole campaign, after the fixed ones.
     pub cases: u32,
     /// The seed: the same seed gives the same cases.
     pub seed: u64,
@@ -168,131 +264,235 @@ pub struct Config {
     pub options: Options,
     /// Shrink steps at most per divergence.
     pub max_shrink_iters: u32,
+    /// The share of the campaign to run.
+    pub shard: Shard,
 }
 
-/// Cases in flight at once: sent, their replies not yet read. While the
-/// process answers one case, the next ones wait in its stdin and `diff`
-/// judges the case before and generates the one after, so neither side
-/// waits on the other.
+impl Config {
+    /// The campaign these settings describe.
+    pub fn campaign(&self) -> Campaign {
+        // FNV-1a over the fixed cases as JSON: stable across machines.
+        let mut hash = 0xcbf2_9ce4_8422_2325u64;
+        for f in &self.fixed {
+            let bytes = serde_json::to_vec(&f.case).unwrap_or_default();
+            for b in bytes.iter().chain(b"\n") {
+                hash = (hash ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3);
+            }
+        }
+        Campaign {
+            fixed: self.fixed.len() as u64,
+            fixed_digest: format!("{hash:016x}"),
+            generated: u64::from(self.cases),
+            shard: self.shard,
+        }
+    }
+}
+
+/// Cases in flight at once per process: sent, their replies not yet read.
+/// While the process answers one case, the next ones wait in its stdin and
+/// `diff` judges the case before and generates the one after, so neither
+/// side waits on the other.
 const PIPELINE: usize = 16;
 
-/// A case, sent with its siblings, and its replies once read.
-struct InFlight<T> {
-    /// The generated case's value tree, or the fixed case's place in
-    /// [`Config::fixed`].
-    origin: Result<T, usize>,
-    sent: Sent,
-    replies: Option<Vec<Reply>>,
+/// What a worker found at one stream position.
+enum Examination {
+    /// Judged: the vectors if it diverged, and what it bore on.
+    Judged { examined: Examined, tally: Tally },
+    /// The process faulted on it.
+    Fault(FaultReport),
+    /// The strategy rejected too many values: generation ends here.
+    Rejected,
 }
 
-/// Runs the differential test. `saved` is called with every vector found so
-/// far, once when a divergence is first seen (before shrinking starts) and
-/// once when it has shrunk; `progress` with the number of cases examined.
+/// A worker's message to the run.
+enum Done {
+    /// Position `j` of the shard, examined by `copy`.
+    Examined {
+        j: u64,
+        copy: usize,
+        examination: Examination,
+    },
+    /// A divergence shrunk.
+    Shrunk {
+        minimal: Option<Vec<Vector>>,
+        fault: Option<FaultReport>,
+        requests: u64,
+    },
+}
+
+/// The run's request to a worker: shrink the divergence at `position`.
+struct ShrinkJob {
+    position: u64,
+    target: BTreeSet<String>,
+}
+
+/// A case sent by a worker, with its siblings, and its replies once read.
+struct InFlight {
+    j: u64,
+    position: u64,
+    sent: Sent,
+    replies: Option<Result<Vec<Reply>, Fault>>,
+}
+
+/// What every worker shares: the settings, the next position to take, and
+/// whether to take more.
+struct Shared<'c> {
+    config: &'c Config,
+    options: Options,
+    /// Positions of the shard.
+    positions: u64,
+    next: AtomicU64,
+    stop: AtomicBool,
+    jobs: usize,
+}
+
+/// Runs the differential test on `processes`, copies of one implementation
+/// (`diff --jobs N` starts N). `saved` is called with the report once when
+/// a divergence is first seen (before shrinking starts) and once when it
+/// has shrunk; `progress` with the number of cases examined.
 ///
-/// The fixed cases come first, in order; then the cases drawn from
-/// `strategy` with [`gen::runner`]`(config.seed)`, so with [`gen::case`] they
-/// are the cases `rt-tool-3 cases --seed S` prints, in the same order. A
-/// divergence with clause ids not seen before is shrunk (proptest's value
-/// trees for a generated case: `simplify` while the smaller case still shows
-/// those clauses, `complicate` when it does not; [`crate::replay::smaller`]
-/// for a fixed one), one case at a time; then the run goes on. A strategy
-/// that rejects too many values ends generation early, and `cases` says how
-/// many were run.
-pub fn run<S: Strategy<Value = Case>>(
-    process: &mut Process,
-    strategy: S,
+/// The campaign's stream is the fixed cases, then `config.cases` cases
+/// drawn from the strategy `make` builds, position `i` by
+/// [`gen::tree_at`]`(seed, i)`, so with [`gen::case`] they are the cases
+/// `rt-tool-3 cases --seed S` prints, in the same order. The run takes the
+/// positions of `config.shard`. Each copy has a worker thread that takes the
+/// next position, generates it, builds its siblings, sends them and judges
+/// the replies, so the oracle's work runs on as many threads as there are
+/// copies; what was found is then taken in stream order, whatever copy
+/// judged it: a divergence with clause ids not seen before is shrunk
+/// (proptest's value trees for a generated case: `simplify` while the
+/// smaller case still shows those clauses, `complicate` when it does not;
+/// [`crate::replay::smaller`] for a fixed one) by the copy that found it,
+/// and the report, the numbering and the tally are the same for any number
+/// of copies. A fault of any copy ends the run at the first case, in stream
+/// order, that met one.
+pub fn run<S, M>(
+    processes: &mut [Process],
+    make: M,
     config: &Config,
     saved: &mut dyn FnMut(&Report),
     progress: &dyn Fn(u64),
-) -> Report {
-    let mut report = Report {
-        provenance: crate::provenance(),
-        reading: config.options.prose,
-        strict_order: config.options.strict_order,
-        implementation: process.implementation.clone(),
-        seed: config.seed,
-        cases: 0,
-        replayed: 0,
-        vectors: VectorsRun::default(),
-        requests: 0,
-        skipped: 0,
-        warnings: 0,
-        divergences: Vec::new(),
-        fault: None,
-        tally: Tally::default(),
+) -> Report
+where
+    S: Strategy<Value = Case>,
+    M: Fn() -> S + Sync,
+{
+    let campaign = config.campaign();
+    let implementation = processes
+        .first()
+        .map_or(Value::Null, |p| p.implementation.clone());
+    let mut report = Report::empty(
+        config.options,
+        implementation,
+        config.seed,
+        campaign.clone(),
+    );
+    let shared = Shared {
+        config,
+        options: Options {
+            siblings: true,
+            ..config.options
+        },
+        positions: config.shard.len(campaign.fixed + campaign.generated),
+        next: AtomicU64::new(0),
+        stop: AtomicBool::new(false),
+        jobs: processes.len(),
     };
-    let options = Options {
-        siblings: true,
-        ..config.options
-    };
-    let mut runner = gen::runner(config.seed);
-    let mut in_flight: VecDeque<InFlight<S::Tree>> = VecDeque::with_capacity(PIPELINE);
-    let mut fixed = 0;
-    let mut generated = 0u64;
-    while report.fault.is_none() {
-        while in_flight.len() < PIPELINE {
-            let (origin, case) = if let Some(f) = config.fixed.get(fixed) {
-                fixed += 1;
-                (Err(fixed - 1), f.case.clone())
-            } else if generated < u64::from(config.cases) {
-                let Ok(tree) = strategy.new_tree(&mut runner) else {
-                    generated = u64::MAX;
-                    break;
-                };
-                generated += 1;
-                let case = tree.current();
-                (Ok(tree), case)
-            } else {
-                break;
-            };
-            let sent = Sent::new(case, options.prose);
-            sent.send(process);
-            in_flight.push_back(InFlight {
-                origin,
-                sent,
-                replies: None,
-            });
+    let (done, results) = channel();
+    std::thread::scope(|scope| {
+        let mut jobs = Vec::new();
+        for (copy, process) in processes.iter_mut().enumerate() {
+            let (tx, rx) = channel();
+            jobs.push(tx);
+            let (done, shared, make) = (done.clone(), &shared, &make);
+            scope.spawn(move || worker(copy, process, make(), shared, &done, &rx));
         }
-        let Some(mut next) = in_flight.pop_front() else {
-            break;
-        };
-        let replies = match next.replies.take() {
-            Some(replies) => Ok(replies),
-            None => process.replies(3),
-        };
-        let examined = match replies.and_then(|r| next.sent.judge(r, options)) {
-            Ok(examined) => examined,
-            Err(f) => {
-                report.fault = Some(FaultReport {
-                    message: f.to_string(),
-                    case: next.sent.case,
-                });
-                break;
+        drop(done);
+        take_in_order(&mut report, &shared, &results, &jobs, saved, progress);
+        shared.stop.store(true, Ordering::Relaxed);
+        // Dropping the job channels tells idle workers the run is over.
+    });
+    report.requests = processes.iter().map(|p| p.requests).sum();
+    report.complete = true;
+    report
+}
+
+/// The run's side: takes what the workers found in stream order, keeps
+/// the tally, numbers the cases, and has each new divergence shrunk.
+fn take_in_order(
+    report: &mut Report,
+    shared: &Shared,
+    results: &Receiver<Done>,
+    jobs: &[Sender<ShrinkJob>],
+    saved: &mut dyn FnMut(&Report),
+    progress: &dyn Fn(u64),
+) {
+    let config = shared.config;
+    let mut pending: BTreeMap<u64, (usize, Examination)> = BTreeMap::new();
+    let receive = |pending: &mut BTreeMap<u64, (usize, Examination)>| match results.recv() {
+        Ok(Done::Examined {
+            j,
+            copy,
+            examination,
+        }) => {
+            if matches!(examination, Examination::Fault(_)) {
+                shared.stop.store(true, Ordering::Relaxed);
+            }
+            pending.insert(j, (copy, examination));
+            Ok(None)
+        }
+        Ok(Done::Shrunk {
+            minimal,
+            fault,
+            requests,
+        }) => Ok(Some((minimal, fault, requests))),
+        Err(_) => Err(()),
+    };
+    for j in 0..shared.positions {
+        let (copy, examination) = loop {
+            if let Some(found) = pending.remove(&j) {
+                break found;
+            }
+            if receive(&mut pending).is_err() {
+                return;
             }
         };
+        let position = config.shard.position(j);
+        let (examined, tally) = match examination {
+            Examination::Judged { examined, tally } => (examined, tally),
+            Examination::Fault(fault) => {
+                report.fault = Some(fault);
+                return;
+            }
+            Examination::Rejected => return,
+        };
         report.cases += 1;
-        let origin = match &next.origin {
-            Err(i) => {
-                let f = &config.fixed[*i];
+        let fixed = usize::try_from(position)
+            .ok()
+            .and_then(|p| config.fixed.get(p));
+        let origin = match fixed {
+            Some(f) => {
                 report.replayed += 1;
                 if f.pinned {
                     report.vectors.run += 1;
                     if !examined.vectors.is_empty() {
                         report.vectors.failed.push(f.origin.clone());
+                        report.vectors.failed_positions.push(position);
                     }
                 }
                 f.origin.clone()
             }
-            Ok(_) => format!("generated case {}", report.cases - report.replayed),
+            None => format!(
+                "generated case {}",
+                position - config.fixed.len() as u64 + 1
+            ),
         };
         report.skipped += u64::from(examined.skipped);
         report.warnings += examined.warnings;
-        if !examined.skipped {
-            report.tally.count(&next.sent.case);
-        }
+        report.tally.add(&tally);
         progress(report.cases);
         let signature = signature(&examined.vectors);
-        let known = report
+        let known: BTreeSet<String> = report
             .divergences
             .iter()
             .flat_map(|d| d.signature.iter().cloned())
@@ -304,42 +504,225 @@ pub fn run<S: Strategy<Value = Case>>(
         report.divergences.push(Divergence {
             signature: signature.clone(),
             origin,
-            found: examined.vectors.clone(),
+            position,
+            shrink_requests: 0,
+            found: examined.vectors,
             minimal: Vec::new(),
         });
-        saved(&report);
-        // The replies to the cases still in flight come before any
-        // shrinking step's; they are read now and judged in their turn.
-        for waiting in &mut in_flight {
-            if waiting.replies.is_none() && report.fault.is_none() {
-                match process.replies(3) {
-                    Ok(replies) => waiting.replies = Some(replies),
-                    Err(f) => {
-                        report.fault = Some(FaultReport {
-                            message: f.to_string(),
-                            case: waiting.sent.case.clone(),
-                        });
-                    }
-                }
+        saved(report);
+        let job = ShrinkJob {
+            position,
+            target: signature,
+        };
+        if jobs[copy].send(job).is_err() {
+            continue;
+        }
+        let (minimal, fault, requests) = loop {
+            match receive(&mut pending) {
+                Ok(Some(shrunk)) => break shrunk,
+                Ok(None) => {}
+                Err(()) => return,
             }
-        }
-        let mut minimal = examined.vectors;
-        if report.fault.is_none() {
-            let max = config.max_shrink_iters;
-            let shrunk = match &mut next.origin {
-                Ok(tree) => shrink(process, tree, &signature, options, max),
-                Err(_) => shrink_fixed(process, &next.sent.case, &signature, options, max),
-            };
-            report.fault = shrunk.1;
-            minimal = shrunk.0.unwrap_or(minimal);
-        }
+        };
         if let Some(last) = report.divergences.last_mut() {
-            last.minimal = minimal;
+            last.minimal = minimal.unwrap_or_else(|| last.found.clone());
+            last.shrink_requests = requests;
         }
-        saved(&report);
+        saved(report);
+        if fault.is_some() {
+            shared.stop.store(true, Ordering::Relaxed);
+            report.fault = fault;
+            return;
+        }
     }
-    report.requests = process.requests;
-    report
+}
+
+/// One copy's worker: takes the next position of the shard, generates it,
+/// sends it with its siblings, judges the replies, and shrinks what the run
+/// asks it to. It ends when the run drops its job channel.
+fn worker<S: Strategy<Value = Case>>(
+    copy: usize,
+    process: &mut Process,
+    strategy: S,
+    shared: &Shared,
+    done: &Sender<Done>,
+    jobs: &Receiver<ShrinkJob>,
+) {
+    let config = shared.config;
+    let options = shared.options;
+    let fixed = config.fixed.len() as u64;
+    let named = |fault: Fault| {
+        if shared.jobs > 1 {
+            format!("copy {} of {}: {fault}", copy + 1, shared.jobs)
+        } else {
+            fault.to_string()
+        }
+    };
+    let mut in_flight: VecDeque<InFlight> = VecDeque::with_capacity(PIPELINE);
+    let mut broken = false;
+    let mut waiting = None;
+    loop {
+        let job = match waiting.take().ok_or(()).or_else(|()| jobs.try_recv()) {
+            Ok(job) => Some(job),
+            Err(TryRecvError::Empty) => None,
+            Err(TryRecvError::Disconnected) => return,
+        };
+        if let Some(job) = job {
+            let shrunk = if broken {
+                Done::Shrunk {
+                    minimal: None,
+                    fault: None,
+                    requests: 0,
+                }
+            } else {
+                shrink_job(
+                    process,
+                    &strategy,
+                    config,
+                    options,
+                    &mut in_flight,
+                    &job,
+                    &named,
+                )
+            };
+            if let Done::Shrunk { fault: Some(_), .. } = &shrunk {
+                broken = true;
+            }
+            if done.send(shrunk).is_err() {
+                return;
+            }
+            continue;
+        }
+        // Fill the pipeline, sending the new cases in one batch.
+        let mut batch: Vec<InFlight> = Vec::new();
+        while !broken
+            && in_flight.len() + batch.len() < PIPELINE
+            && !shared.stop.load(Ordering::Relaxed)
+        {
+            let j = shared.next.fetch_add(1, Ordering::Relaxed);
+            if j >= shared.positions {
+                break;
+            }
+            let position = config.shard.position(j);
+            let case = match usize::try_from(position)
+                .ok()
+                .and_then(|p| config.fixed.get(p))
+            {
+                Some(f) => Some(f.case.clone()),
+                None => gen::case_at(&strategy, config.seed, position - fixed),
+            };
+            let Some(case) = case else {
+                let rejected = Done::Examined {
+                    j,
+                    copy,
+                    examination: Examination::Rejected,
+                };
+                let _ = done.send(rejected);
+                shared.stop.store(true, Ordering::Relaxed);
+                break;
+            };
+            batch.push(InFlight {
+                j,
+                position,
+                sent: Sent::new(case, options.prose),
+                replies: None,
+            });
+        }
+        if !batch.is_empty() {
+            let cases: Vec<&Case> = batch.iter().flat_map(|f| f.sent.all()).collect();
+            process.send_cases(&cases);
+            in_flight.extend(batch);
+        }
+        let Some(mut next) = in_flight.pop_front() else {
+            // Nothing left to judge: wait for a shrinking job or the end.
+            match jobs.recv() {
+                Ok(job) => waiting = Some(job),
+                Err(_) => return,
+            }
+            continue;
+        };
+        let replies = next.replies.take().unwrap_or_else(|| process.replies(3));
+        let examination = match replies.and_then(|r| next.sent.judge(r, options)) {
+            Ok(examined) => {
+                let mut tally = Tally::default();
+                if !examined.skipped {
+                    tally.count(&next.sent.case);
+                }
+                Examination::Judged { examined, tally }
+            }
+            Err(fault) => {
+                broken = true;
+                in_flight.clear();
+                Examination::Fault(FaultReport {
+                    message: named(fault),
+                    case: next.sent.case,
+                    position: next.position,
+                })
+            }
+        };
+        let message = Done::Examined {
+            j: next.j,
+            copy,
+            examination,
+        };
+        if done.send(message).is_err() {
+            return;
+        }
+    }
+}
+
+/// Shrinks the divergence of `job` on `process`. The replies to the cases
+/// still in flight come before any shrinking step's: they are read first
+/// and judged in their turn; if one is a fault, nothing is shrunk.
+fn shrink_job<S: Strategy<Value = Case>>(
+    process: &mut Process,
+    strategy: &S,
+    config: &Config,
+    options: Options,
+    in_flight: &mut VecDeque<InFlight>,
+    job: &ShrinkJob,
+    named: &dyn Fn(Fault) -> String,
+) -> Done {
+    let mut faulted = false;
+    for waiting in in_flight.iter_mut() {
+        if waiting.replies.is_none() && !faulted {
+            let replies = process.replies(3);
+            faulted = replies.is_err();
+            waiting.replies = Some(replies);
+        }
+    }
+    if faulted {
+        return Done::Shrunk {
+            minimal: None,
+            fault: None,
+            requests: 0,
+        };
+    }
+    let before = process.requests;
+    let max = config.max_shrink_iters;
+    let fixed = usize::try_from(job.position)
+        .ok()
+        .and_then(|p| config.fixed.get(p));
+    let (minimal, fault) = match fixed {
+        Some(f) => shrink_fixed(process, &f.case, &job.target, options, max),
+        None => match gen::tree_at(
+            strategy,
+            config.seed,
+            job.position - config.fixed.len() as u64,
+        ) {
+            Ok(mut tree) => shrink(process, &mut tree, &job.target, options, max),
+            Err(_) => (None, None),
+        },
+    };
+    Done::Shrunk {
+        minimal,
+        fault: fault.map(|f| FaultReport {
+            message: named(f.0),
+            case: f.1,
+            position: job.position,
+        }),
+        requests: process.requests - before,
+    }
 }
 
 /// Examines `case` for the shrinkers: its vectors if it still shows
@@ -349,17 +732,19 @@ fn still_shows(
     case: &Case,
     target: &BTreeSet<String>,
     options: Options,
-) -> Result<Option<Vec<Vector>>, FaultReport> {
+) -> Result<Option<Vec<Vector>>, (Fault, Case)> {
     match examine(process, case, options) {
         Ok(examined) => Ok(target
             .is_subset(&signature(&examined.vectors))
             .then_some(examined.vectors)),
-        Err(f) => Err(FaultReport {
-            message: f.to_string(),
-            case: case.clone(),
-        }),
+        Err(f) => Err((f, case.clone())),
     }
 }
+
+/// The outcome of shrinking: the vectors of the smallest case found that
+/// still shows the divergence (`None` if none smaller), and the fault, with
+/// its case, that cut shrinking short, if one did.
+type Shrunk = (Option<Vec<Vector>>, Option<(Fault, Case)>);
 
 /// Shrinks a divergence showing `target`: the vectors of the smallest case
 /// found that still shows it (`None` if none smaller), and the fault that
@@ -370,7 +755,7 @@ fn shrink<T: ValueTree<Value = Case>>(
     target: &BTreeSet<String>,
     options: Options,
     max_iters: u32,
-) -> (Option<Vec<Vector>>, Option<FaultReport>) {
+) -> Shrunk {
     let mut last = None;
     if max_iters == 0 || !tree.simplify() {
         return (last, None);
@@ -403,7 +788,7 @@ fn shrink_fixed(
     target: &BTreeSet<String>,
     options: Options,
     max_iters: u32,
-) -> (Option<Vec<Vector>>, Option<FaultReport>) {
+) -> Shrunk {
     let mut last = None;
     let mut current = case.clone();
     let mut steps = 0;
@@ -502,7 +887,12 @@ impl Sent {
     }
 
     fn send(&self, process: &mut Process) {
-        process.send_cases(&[&self.case, &self.marked.case, &self.canary.case]);
+        process.send_cases(&self.all());
+    }
+
+    /// The three requests, in the order they are sent.
+    fn all(&self) -> [&Case; 3] {
+        [&self.case, &self.marked.case, &self.canary.case]
     }
 
     /// Judges the three replies together.

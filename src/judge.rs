@@ -436,6 +436,9 @@ impl<'a> Judge<'a> {
             &lenient
         });
         let mut order = Vec::new();
+        // Every entry that is an artifact as it should be is matched first,
+        // so what explains the others does not depend on their place.
+        let mut unmatched = Vec::new();
         for (i, entry) in entries.iter().enumerate() {
             let Some((kind_, payload, id)) = self.entry_shape(i, entry) else {
                 continue;
@@ -453,6 +456,9 @@ impl<'a> Judge<'a> {
                 }
                 continue;
             }
+            unmatched.push((i, kind_, payload, hash, id));
+        }
+        for (i, kind_, payload, hash, id) in unmatched {
             self.diagnose(i, kind_, payload, hash, id, &mut pool);
         }
         self.order_within_calls(pool.artifacts, &order);

@@ -67,10 +67,12 @@ pub mod gen;
 pub mod reading {}
 pub mod harness;
 pub mod judge;
+pub mod merge;
 pub mod model;
 pub mod replay;
 pub mod serve;
 pub mod standing;
+pub mod tally;
 pub mod vectors;
 pub mod wire;
 

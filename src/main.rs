@@ -98,9 +98,34 @@ enum Command {
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
+        /// Copies of the implementation to run at once, each with its share
+        /// of the cases (`auto`: one per available core). The report is the
+        /// same for any number.
+        #[arg(long, default_value = "1", value_parser = parse_jobs)]
+        jobs: usize,
+        /// Run shard K of N of the campaign: stream positions K-1, K-1+N, …
+        /// (needs --seed); `rt-tool-3 merge` joins the shards' reports.
+        #[arg(long, value_name = "K/N", value_parser = diff::Shard::parse)]
+        shard: Option<diff::Shard>,
         /// The implementation under test and its arguments.
         #[arg(last = true)]
         command: Vec<String>,
+    },
+    /// Merge the `--json` reports (or final `--save` files) of the shards of
+    /// one campaign into one report and one standing.
+    Merge {
+        /// The shards' reports, one per shard.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Write the merged standing, as Markdown, to FILE.
+        #[arg(long, value_name = "FILE")]
+        standing: Option<PathBuf>,
+        /// Write the merged divergences, as `diff --save` does, to FILE.
+        #[arg(long, value_name = "FILE")]
+        save: Option<PathBuf>,
+        /// Print the merged report as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Print the language-neutral conformance vectors (or their JSON Schema).
     Vectors {
@@ -112,11 +137,19 @@ enum Command {
     /// seed gives the same cases on any machine.
     Cases {
         /// How many cases to print.
-        #[arg(long)]
-        count: u64,
+        #[arg(long, required_unless_present = "census", conflicts_with = "census")]
+        count: Option<u64>,
         /// The seed of the generator.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// Instead of printing cases, count N of them: each adversarial
+        /// feature's share, against its floor (a table; JSON with --json).
+        /// Exits 1 if a feature is under its floor.
+        #[arg(long, value_name = "N")]
+        census: Option<u64>,
+        /// With --census: print JSON.
+        #[arg(long, requires = "census")]
+        json: bool,
     },
     /// Serve the reference model over the protocol on stdin and stdout.
     Serve {
@@ -169,6 +202,8 @@ fn main() -> ExitCode {
             max_line,
             save,
             json,
+            jobs,
+            shard,
             command,
         } => fixed_cases(&replay).and_then(|fixed| {
             let options = Options {
@@ -176,22 +211,49 @@ fn main() -> ExitCode {
                 prose,
                 siblings: true,
             };
+            if shard.is_some() && seed.is_none() {
+                return Err(Fail(
+                    "--shard needs --seed: every shard must draw from one stream".into(),
+                ));
+            }
             let config = diff::Config {
                 fixed,
                 cases,
                 seed: seed.unwrap_or_else(random_seed),
                 options,
                 max_shrink_iters: 1024,
+                shard: shard.unwrap_or(diff::Shard::WHOLE),
             };
             let files = Files {
-                save,
+                save: Some(save),
                 standing,
                 json,
             };
-            run_diff(config, timeout, max_line, &files, command)
+            run_diff(config, timeout, max_line, jobs, &files, command)
         }),
+        Command::Merge {
+            files,
+            standing,
+            save,
+            json,
+        } => merge(
+            &files,
+            &Files {
+                save,
+                standing,
+                json,
+            },
+        ),
         Command::Vectors { schema } => vectors(schema),
-        Command::Cases { count, seed } => cases(count, seed),
+        Command::Cases {
+            count,
+            seed,
+            census,
+            json,
+        } => match census {
+            Some(n) => census_of(n, seed, json),
+            None => cases(count.unwrap_or(0), seed),
+        },
         Command::Serve {
             fault,
             variant,
@@ -324,6 +386,25 @@ fn cases(count: u64, seed: u64) -> Result<ExitCode, Fail> {
     }
 }
 
+/// Prints the census of `n` seeded cases: each feature's share, as a table
+/// or JSON. Exits 1 if a feature is under its floor.
+fn census_of(n: u64, seed: u64, json: bool) -> Result<ExitCode, Fail> {
+    let census = rt_tool_3::gen::Census::of(n, seed);
+    let text = if json {
+        let mut text = serde_json::to_string_pretty(&census).map_err(|e| Fail(e.to_string()))?;
+        text.push('\n');
+        text
+    } else {
+        census.markdown()
+    };
+    print(text.as_bytes())?;
+    Ok(if census.under_floor().is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
 fn vectors(schema: bool) -> Result<ExitCode, Fail> {
     let value = if schema {
         rt_tool_3::vectors::schema()
@@ -349,7 +430,7 @@ fn random_seed() -> u64 {
 
 /// The files and form of `diff`'s output.
 struct Files {
-    save: PathBuf,
+    save: Option<PathBuf>,
     standing: Option<PathBuf>,
     json: bool,
 }
@@ -369,6 +450,7 @@ fn run_diff(
     config: diff::Config,
     timeout: f64,
     max_line: usize,
+    jobs: usize,
     files: &Files,
     mut command: Vec<String>,
 ) -> Result<ExitCode, Fail> {
@@ -386,8 +468,9 @@ fn run_diff(
         timeout: std::time::Duration::from_secs_f64(timeout),
         max_line,
     };
-    let mut process = Process::start(&command, limits).map_err(|f| Fail(f.to_string()))?;
-    let total = config.fixed.len() as u64 + u64::from(config.cases);
+    let mut processes = start_copies(&command, &limits, jobs)?;
+    let campaign = config.campaign();
+    let total = config.shard.len(campaign.fixed + campaign.generated);
     let bar = (!files.json && io::stderr().is_terminal()).then(|| {
         let bar = indicatif::ProgressBar::new(total);
         bar.set_style(
@@ -398,9 +481,8 @@ fn run_diff(
     });
     let mut save_error = None;
     let mut saved = |report: &diff::Report| {
-        let bytes = serde_json::to_vec_pretty(report).unwrap_or_default();
-        if let Err(e) = rt_tool_3::atomic::write(&files.save, &bytes) {
-            save_error = Some(format!("cannot write {}: {e}", files.save.display()));
+        if let Some(e) = save(files.save.as_deref(), report) {
+            save_error = Some(e);
         }
     };
     let progress = |n: u64| {
@@ -409,8 +491,8 @@ fn run_diff(
         }
     };
     let report = diff::run(
-        &mut process,
-        rt_tool_3::gen::case(),
+        &mut processes,
+        rt_tool_3::gen::case,
         &config,
         &mut saved,
         &progress,
@@ -418,14 +500,97 @@ fn run_diff(
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
+    // The --save file ends with the final report, tally included, so that
+    // `merge` can take it.
+    if !report.divergences.is_empty() {
+        saved(&report);
+    }
     // Stopped here, before the report, so a process fault is reported last;
     // one that is already at fault is killed instead.
-    let stopped = if report.fault.is_none() {
-        process.stop().err()
-    } else {
-        None
-    };
-    let standing = Standing::of(&report);
+    let copies = processes.len();
+    let mut stopped = None;
+    for (copy, process) in processes.into_iter().enumerate() {
+        if report.fault.is_none() {
+            if let Err(f) = process.stop() {
+                stopped.get_or_insert(if copies > 1 {
+                    format!("copy {} of {copies}: {f}", copy + 1)
+                } else {
+                    f.to_string()
+                });
+            }
+        }
+    }
+    conclude(&report, files, save_error, stopped)
+}
+
+/// Writes a report to a `--save` file, atomically; the error, if any.
+fn save(path: Option<&std::path::Path>, report: &diff::Report) -> Option<String> {
+    let path = path?;
+    let bytes = serde_json::to_vec_pretty(report).unwrap_or_default();
+    rt_tool_3::atomic::write(path, &bytes)
+        .err()
+        .map(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// `--jobs`: a number of copies from 1, or `auto` for one per core.
+fn parse_jobs(text: &str) -> Result<usize, String> {
+    if text == "auto" {
+        return Ok(std::thread::available_parallelism().map_or(1, usize::from));
+    }
+    match text.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "--jobs takes a number from 1, or auto, not {text:?}"
+        )),
+    }
+}
+
+/// Starts `jobs` copies of the implementation at once, each answering
+/// `start` before the run begins.
+fn start_copies(command: &[String], limits: &Limits, jobs: usize) -> Result<Vec<Process>, Fail> {
+    let started: Vec<_> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..jobs)
+            .map(|_| scope.spawn(|| Process::start(command, limits.clone())))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(rt_tool_3::harness::Fault::Spawn("panicked".into())))
+            })
+            .collect()
+    });
+    let mut processes = Vec::with_capacity(jobs);
+    for (copy, started) in started.into_iter().enumerate() {
+        match started {
+            Ok(p) => processes.push(p),
+            Err(f) if jobs > 1 => return Err(Fail(format!("copy {} of {jobs}: {f}", copy + 1))),
+            Err(f) => return Err(Fail(f.to_string())),
+        }
+    }
+    Ok(processes)
+}
+
+/// `merge`: the shards' reports read, checked and joined.
+fn merge(paths: &[PathBuf], files: &Files) -> Result<ExitCode, Fail> {
+    let mut parts = Vec::with_capacity(paths.len());
+    for path in paths {
+        parts.push(read_input(Some(path.clone()))?);
+    }
+    let report = rt_tool_3::merge::merge(&parts).map_err(Fail)?;
+    let save_error = save(files.save.as_deref(), &report);
+    conclude(&report, files, save_error, None)
+}
+
+/// The end of `diff` and `merge`: the standing written, the report
+/// printed, and the exit code.
+fn conclude(
+    report: &diff::Report,
+    files: &Files,
+    save_error: Option<String>,
+    stopped: Option<String>,
+) -> Result<ExitCode, Fail> {
+    let standing = Standing::of(report);
     if let Some(path) = &files.standing {
         rt_tool_3::atomic::write(path, standing.markdown().as_bytes())
             .map_err(|e| Fail(format!("cannot write {}: {e}", path.display())))?;
@@ -438,11 +603,11 @@ fn run_diff(
             standing: &'a Standing,
         }
         write_json_line(&Json {
-            report: &report,
+            report,
             standing: &standing,
         })?;
     } else {
-        print_report(&report, &standing, &files.save)?;
+        print_report(report, &standing, files.save.as_deref())?;
     }
     if let Some(e) = save_error {
         return Err(Fail(e));
@@ -452,7 +617,7 @@ fn run_diff(
         return Err(Fail(format!("{}; the case: {case}", f.message)));
     }
     if let Some(f) = stopped {
-        return Err(Fail(f.to_string()));
+        return Err(Fail(f));
     }
     Ok(if report.divergences.is_empty() {
         ExitCode::SUCCESS
@@ -464,7 +629,7 @@ fn run_diff(
 fn print_report(
     report: &diff::Report,
     standing: &Standing,
-    save: &std::path::Path,
+    save: Option<&std::path::Path>,
 ) -> Result<(), Fail> {
     let name = |k: &str| {
         report
@@ -475,7 +640,7 @@ fn print_report(
             .to_owned()
     };
     let mut text = format!(
-        "rt-tool-3 diff: {} ({}) against {}, reading ¶3 as {}: {} cases ({} pinned vectors, {} replayed), {} requests, seed {}{}\n",
+        "rt-tool-3 diff: {} ({}) against {}, reading ¶3 as {}: {} cases ({} pinned vectors, {} replayed), {} requests, seed {}{}{}\n",
         name("name"),
         name("language"),
         report.provenance,
@@ -485,6 +650,11 @@ fn print_report(
         report.replayed - report.vectors.run,
         report.requests,
         report.seed,
+        if report.campaign.shard.count > 1 {
+            format!(", shard {} of the campaign's {} cases", report.campaign.shard, report.campaign.fixed + report.campaign.generated)
+        } else {
+            String::new()
+        },
         if report.skipped > 0 {
             format!(", {} skipped", report.skipped)
         } else {
@@ -541,12 +711,14 @@ fn print_report(
             ));
         }
     }
-    if !report.divergences.is_empty() {
+    if let (false, Some(save)) = (report.divergences.is_empty(), save) {
         text.push_str(&format!(
             "\n{} divergence(s), saved as JSON vectors to {}\n",
             report.divergences.len(),
             save.display()
         ));
+    } else if !report.divergences.is_empty() {
+        text.push_str(&format!("\n{} divergence(s)\n", report.divergences.len()));
     } else if report.fault.is_none() {
         text.push_str("no divergence\n");
     }

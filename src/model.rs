@@ -91,8 +91,9 @@ fn render(data: &Value) -> String {
 }
 
 /// RT-TOOL-2's reserved key, which a tool node's output may carry and which
-/// is always removed from the result's `data`.
-pub const RESERVED_KEY: &str = "artifacts";
+/// is always removed from the result's `data` (defined with the wire shapes,
+/// whose raw reading of a case needs it too).
+pub use crate::wire::RESERVED_KEY;
 
 /// `data` as the prose may see it: an object without RT-TOOL-2's reserved
 /// [`RESERVED_KEY`], anything else as it is.

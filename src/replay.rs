@@ -6,8 +6,18 @@
 
 use serde_json::Value;
 
-use crate::diff::Fixed;
 use crate::wire::Case;
+
+/// A case given, not generated: a pinned vector or one replayed from a file.
+#[derive(Clone, Debug)]
+pub struct Fixed {
+    /// Where it came from: `vector 3`, `old-run.json case 2`.
+    pub origin: String,
+    /// Whether it is one of the pinned conformance vectors.
+    pub pinned: bool,
+    /// The case.
+    pub case: Case,
+}
 
 /// The pinned conformance vectors, as fixed cases.
 pub fn pinned() -> Result<Vec<Fixed>, crate::wire::Refusal> {

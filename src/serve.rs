@@ -62,6 +62,134 @@ pub enum Fault {
     DropOverCount,
     /// Errors on a run over RT-TOOL-6's floors, where the run is not failed.
     ErrorOverFloors,
+    /// Takes the entry's `tool_call_id` from a string `tool_call_id` at the
+    /// top level of the call's result: a tool that answers with a message
+    /// envelope of its own, passed through (breaks `RT-TOOL-3 ¶1`; mirrors
+    /// langchain-ai/langgraph#7989, a tool's own `ToolMessage` bound to a
+    /// sibling's id).
+    ResultId,
+    /// Takes the entry's `tool_call_id` from a string `tool_call_id` at the
+    /// top level of the call's `data` (the data merged into each entry's
+    /// metadata; breaks `RT-TOOL-3 ¶1`).
+    DataId,
+    /// Takes the entry's `tool_call_id` from the first string
+    /// `tool_call_id` anywhere in the payload, however deep (a recursive
+    /// `$..tool_call_id` lookup, or a deep merge of the payload into the
+    /// entry; breaks `RT-TOOL-3 ¶1`).
+    DeepId,
+    /// Takes the entry's `tool_call_id` from the entry's own `toolCallId`,
+    /// the camelCase spelling of TypeScript SDKs, when it is a string
+    /// (breaks `RT-TOOL-3 ¶1`).
+    CamelCaseId,
+    /// Attributes every artifact to the last call: ids kept in a map keyed
+    /// by tool name, or a closure that captured the loop variable (breaks
+    /// `RT-TOOL-3 ¶1`; mirrors cline/cline#8036, results tracked by tool
+    /// name, where each call overwrote the one before).
+    LastCallId,
+    /// Reads the entry's `type` and `payload` case-insensitively, the last
+    /// spelling winning (`Type`, `PAYLOAD`), as a case-insensitive map does
+    /// (breaks `RT-TOOL-3 ¶1`).
+    CaseInsensitiveKeys,
+    /// Lowercases `type` ("cleaning up" a kind as if it were a MIME type;
+    /// breaks `RT-TOOL-3 ¶1`).
+    LowercaseType,
+    /// Trims whitespace off `type` ("cleaning up" a kind; breaks
+    /// `RT-TOOL-3 ¶1`).
+    TrimType,
+    /// Drops every null-valued key from the payload, at any depth
+    /// (pydantic's `exclude_none`, Go's `omitempty`; breaks `RT-TOOL-3 ¶1`).
+    DropNullKeys,
+    /// Drops an artifact whose payload is the empty object (a falsy test,
+    /// `if artifact["payload"]:`; breaks `RT-TOOL-3 ¶1`).
+    DropEmptyPayload,
+    /// Turns an empty object nested in the payload into an empty array:
+    /// PHP's `json_decode($json, true)` with only the top level cast back
+    /// to an object (breaks `RT-TOOL-3 ¶1`; mirrors
+    /// mpociot/laravel-apidoc-generator#821, `{"foo":{}}` read back as
+    /// `{"foo":[]}`, and nextcloud/integration_openai#243).
+    EmptyObjectAsArray,
+    /// Parses every payload string that is itself valid JSON (`"0"`,
+    /// `"true"`, `"null"`, `"[1]"`) into the value it spells (breaks
+    /// `RT-TOOL-3 ¶1`; mirrors kenneth-liao/mcp-launchpad#24, which
+    /// auto-parses JSON strings in MCP tool output).
+    ParseJsonStrings,
+    /// Removes `__proto__` and `constructor` keys from the payload, at any
+    /// depth, as a prototype-pollution-safe parser does (breaks
+    /// `RT-TOOL-3 ¶1`; mirrors ton-js/json-parser#2, where such a parser
+    /// turns `{"__proto__": 1}` into `{}`).
+    StripProtoKeys,
+    /// Writes an integer beyond 32 bits as a string, as protobuf's JSON
+    /// mapping writes an int64 (breaks `RT-TOOL-3 ¶1`).
+    Int64AsString,
+    /// Drops an artifact whose payload `url` the call's prose already
+    /// carries ("the link is in the message already"; breaks
+    /// `RT-TOOL-3 ¶1`).
+    DropUrlInData,
+    /// Drops an artifact equal to one an earlier call of the run delivered
+    /// (attachments de-duplicated across tool messages; breaks
+    /// `RT-TOOL-3 ¶1`).
+    DedupeAcrossCalls,
+    /// Reads an `artifacts` that is a string holding a JSON list as that
+    /// list, and keeps its entries (breaks `RT-TOOL-3 ¶1`: nothing but the
+    /// call's artifacts lands).
+    ParseArtifactsString,
+    /// Exposes the port when the author made no choice and the run
+    /// delivers artifacts ("show it when there is something to show";
+    /// breaks `RT-TOOL-3 ¶2`).
+    ExposeWithArtifacts,
+    /// Never exposes the port, whatever the author chose (the artifacts
+    /// channel taken for a system channel no one sees; breaks
+    /// `RT-TOOL-3 ¶2`, which the author's choice overrides, EXPO-2).
+    AlwaysHidden,
+    /// Remembers the last explicit exposure and applies it to later runs
+    /// that make no choice (state shared across invocations, a mutable
+    /// default; breaks `RT-TOOL-3 ¶2`).
+    StickyExposure,
+    /// Feeds the model the whole result as JSON, artifacts included
+    /// (breaks `RT-TOOL-3 ¶3`; mirrors LibreChat-AI/agents#16, artifacts
+    /// sent to the LLM).
+    StringifyResult,
+    /// Feeds the model the result as JSON less its `artifacts` key, so its
+    /// decoys and `error` go with it (breaks `RT-TOOL-3 ¶3`).
+    ResultMinusArtifacts,
+    /// Builds the prose from the artifacts' payload strings when `data` is
+    /// null, absent or empty (a fallback "so the model sees something";
+    /// breaks `RT-TOOL-3 ¶3`).
+    ArtifactsWhenEmpty,
+    /// Gives every call the prose of all calls, joined (parallel results
+    /// batched into one message; breaks `RT-TOOL-3 ¶3`).
+    MergedProse,
+    /// Appends `[resource link: URL]` to the prose for each kept artifact
+    /// whose payload has a string `url` (breaks `RT-TOOL-3 ¶3`; mirrors
+    /// stacklok/mecatl#223, whose `flattenContent` writes MCP resource
+    /// links into the text the model reads).
+    ResourceLinkProse,
+    /// Delivers nothing when the author hid the port (`exposed: false`),
+    /// but delivers when the author made no choice (breaks `RT-TOOL-3 ¶4`).
+    DropWhenAuthorHides,
+    /// Delivers nothing until the author decides (`exposed` null): delivery
+    /// waits on an exposure decision (breaks `RT-TOOL-3 ¶4`).
+    DropWhenUndecided,
+    /// Keeps an entry whose `type` is the empty string (a `typeof type ===
+    /// "string"` test; breaks `RT-TOOL-2`, RT-TOOL-6 refusing an empty
+    /// `type`).
+    KeepEmptyType,
+    /// Keeps an entry whose payload is an array or null, which JavaScript's
+    /// `typeof payload === "object"` admits (breaks `RT-TOOL-2`).
+    TypeofObject,
+    /// Takes a call for failed only when it carries an `error`, so a
+    /// `success: false` without one delivers (breaks `RT-TOOL-2`; mirrors
+    /// AIPexStudio/AIPex#234, `success: false` payloads reported as
+    /// completed calls).
+    ErrorMeansFailure,
+    /// Lifts every entry under the reserved `artifacts` key of a successful
+    /// call's `data` that has a `type` and a `payload`, without RT-TOOL-2's
+    /// test of them (breaks `RT-TOOL-2`).
+    LiftUnfiltered,
+    /// Stops collecting at the first artifact over RT-TOOL-6's 512,000-byte
+    /// floor, where a drop is per artifact and a later one that fits is
+    /// still kept (a `break` for a `continue`; breaks `RT-TOOL-6`).
+    StopAtOversize,
     /// Exits after a few requests.
     Crash,
     /// Stops answering after a few requests.
@@ -87,13 +215,23 @@ impl Fault {
     pub fn clause(self) -> Option<Clause> {
         use Fault::*;
         match self {
-            SpoofId | ExtraKeys | DropLast | FirstCall | PayloadId => Some(Clause::KeyByKey),
-            ExposedByDefault => Some(Clause::NotExposedByDefault),
+            SpoofId | ExtraKeys | DropLast | FirstCall | PayloadId | ResultId | DataId | DeepId
+            | CamelCaseId | LastCallId | CaseInsensitiveKeys | LowercaseType | TrimType
+            | DropNullKeys | DropEmptyPayload | EmptyObjectAsArray | ParseJsonStrings
+            | StripProtoKeys | Int64AsString | DropUrlInData | DedupeAcrossCalls
+            | ParseArtifactsString => Some(Clause::KeyByKey),
+            ExposedByDefault | ExposeWithArtifacts | AlwaysHidden | StickyExposure => {
+                Some(Clause::NotExposedByDefault)
+            }
             LeakPayload | DecoyProse | CountInProse | SwapProse | ErrorInProse
-            | FailedErrorProse | ReservedInProse => Some(Clause::ProseFromData),
-            HiddenDrops | StripHidden => Some(Clause::DeliveryRegardless),
-            KeepMalformed | KeepFailed | TruthySuccess => Some(Clause::Filter),
-            DropOverCount | ErrorOverFloors => Some(Clause::Bounds),
+            | FailedErrorProse | ReservedInProse | StringifyResult | ResultMinusArtifacts
+            | ArtifactsWhenEmpty | MergedProse | ResourceLinkProse => Some(Clause::ProseFromData),
+            HiddenDrops | StripHidden | DropWhenAuthorHides | DropWhenUndecided => {
+                Some(Clause::DeliveryRegardless)
+            }
+            KeepMalformed | KeepFailed | TruthySuccess | KeepEmptyType | TypeofObject
+            | ErrorMeansFailure | LiftUnfiltered => Some(Clause::Filter),
+            DropOverCount | ErrorOverFloors | StopAtOversize => Some(Clause::Bounds),
             Crash | Hang | Garbage | WrongSeq | NoStart | PartialLine | HugeLine | StderrFlood
             | ExtraLines => None,
         }
@@ -110,6 +248,24 @@ pub enum Variant {
     /// key of a successful call's `data` onto the port, key by key, with the
     /// call's id (the reference drops them; both are accepted).
     Lift,
+    /// Delivers the artifacts in the reverse order: across calls the order
+    /// is free, and within a call another order is only a warning.
+    Reversed,
+    /// Writes the keys of every object of the outcome in another order
+    /// (`exposed` first, `tool_call_id` before `type`).
+    KeyOrder,
+    /// Sorts the keys of every payload object, at every depth.
+    SortedPayloadKeys,
+    /// Writes every non-ASCII character as a `\uXXXX` escape, as Python's
+    /// `ensure_ascii` and PHP's `json_encode` do.
+    EscapeNonAscii,
+    /// Writes every character of every string as a `\uXXXX` escape.
+    EscapeAll,
+    /// Writes every integer with a fraction, `1` as `1.0`, as a language
+    /// that holds every number as a double may.
+    IntegersAsFloats,
+    /// Logs a line on stderr for every request, and answers correctly.
+    ChattyStderr,
 }
 
 /// How a server behaves.
@@ -130,6 +286,8 @@ pub struct Settings {
 pub fn serve(input: impl BufRead, mut output: impl Write, settings: Settings) -> io::Result<()> {
     let fault = settings.fault;
     let mut runs = 0u64;
+    // The last explicit exposure, for [`Fault::StickyExposure`].
+    let mut remembered = false;
     for line in input.lines() {
         let line = line?;
         if line.trim().is_empty() {
@@ -183,8 +341,14 @@ pub fn serve(input: impl BufRead, mut output: impl Write, settings: Settings) ->
                     }
                     Some(Ok(case)) => {
                         let mut outcome = outcome(&case, fault);
-                        if settings.variant == Some(Variant::Lift) {
-                            lift(&case, &mut outcome);
+                        if fault == Some(Fault::StickyExposure) {
+                            match case.exposed {
+                                Some(choice) => remembered = choice,
+                                None => outcome["exposed"] = remembered.into(),
+                            }
+                        }
+                        if let Some(variant) = settings.variant {
+                            vary(&case, variant, &mut outcome);
                         }
                         json!({"seq": seq, "outcome": outcome})
                     }
@@ -194,7 +358,15 @@ pub fn serve(input: impl BufRead, mut output: impl Write, settings: Settings) ->
             }
             _ => json!({"errored": true, "message": "unknown command"}),
         };
-        let mut text = reply.to_string();
+        let mut text = match settings.variant {
+            Some(Variant::EscapeNonAscii) => escaped(&reply.to_string(), |c| !c.is_ascii()),
+            Some(Variant::EscapeAll) => escaped(&reply.to_string(), |_| true),
+            Some(Variant::ChattyStderr) => {
+                eprintln!("rt-tool-3 serve: answered request {runs}");
+                reply.to_string()
+            }
+            _ => reply.to_string(),
+        };
         text.push('\n');
         if fault == Some(Fault::ExtraLines) {
             text = text.repeat(2);
@@ -270,19 +442,7 @@ pub fn outcome(case: &Case, fault: Option<Fault>) -> Value {
         _ => {}
     }
     let mut value = serde_json::to_value(&outcome).unwrap_or(Value::Null);
-    let entries = || {
-        case.calls.iter().flat_map(|call| {
-            let ok = call.result.get("success") == Some(&Value::Bool(true));
-            let entries = match call.result.get("artifacts") {
-                Some(Value::Array(a)) if ok => a.as_slice(),
-                _ => &[],
-            };
-            entries
-                .iter()
-                .filter(|e| model::well_formed(e).is_some())
-                .map(move |e| (call, e))
-        })
-    };
+    let entries = || kept(case);
     match fault {
         Some(f @ (Fault::SpoofId | Fault::ExtraKeys)) => {
             for ((_, entry), out) in
@@ -462,9 +622,447 @@ pub fn outcome(case: &Case, fault: Option<Fault>) -> Value {
                 list.extend(extra);
             }
         }
-        _ => {}
+        Some(f) => rebuilt(case, f, &mut value),
+        None => {}
     }
     value
+}
+
+/// Each call's entries that RT-TOOL-2 keeps, with their call, in the order
+/// the reference delivers them.
+fn kept(case: &Case) -> impl Iterator<Item = (&wire::Call, &Value)> {
+    case.calls.iter().flat_map(|call| {
+        let ok = call.result.get("success") == Some(&Value::Bool(true));
+        let entries = match call.result.get("artifacts") {
+            Some(Value::Array(a)) if ok => a.as_slice(),
+            _ => &[],
+        };
+        entries
+            .iter()
+            .filter(|e| model::well_formed(e).is_some())
+            .map(move |e| (call, e))
+    })
+}
+
+/// A delivered entry, built key by key.
+fn entry(kind: &Value, payload: &Value, id: &str) -> Value {
+    json!({"type": kind, "payload": payload, "tool_call_id": id})
+}
+
+/// The clause faults written as another runtime's own loop over the
+/// results: the port, the exposure or the prose rebuilt the way that
+/// runtime builds it.
+fn rebuilt(case: &Case, fault: Fault, value: &mut Value) {
+    let messages = |value: &mut Value| -> Vec<Value> {
+        value["messages"].as_array().cloned().unwrap_or_default()
+    };
+    match fault {
+        Fault::ResultId
+        | Fault::DataId
+        | Fault::DeepId
+        | Fault::CamelCaseId
+        | Fault::LastCallId => {
+            let last = case.calls.last().map(|c| c.tool_call_id.as_str());
+            let list = kept(case)
+                .map(|(call, e)| {
+                    let claimed = match fault {
+                        Fault::ResultId => call.result.get("tool_call_id"),
+                        Fault::DataId => {
+                            call.result.get("data").and_then(|d| d.get("tool_call_id"))
+                        }
+                        Fault::DeepId => first_key(&e["payload"], "tool_call_id"),
+                        Fault::CamelCaseId => e.get("toolCallId"),
+                        _ => None,
+                    };
+                    let id = match (claimed, last) {
+                        (Some(Value::String(id)), _) => id.as_str(),
+                        (_, Some(last)) if fault == Fault::LastCallId => last,
+                        _ => call.tool_call_id.as_str(),
+                    };
+                    entry(&e["type"], &e["payload"], id)
+                })
+                .collect();
+            value["tool_artifacts"] = Value::Array(list);
+        }
+        Fault::CaseInsensitiveKeys => {
+            let mut list = Vec::new();
+            for call in &case.calls {
+                let ok = call.result.get("success") == Some(&Value::Bool(true));
+                let Some(Value::Array(entries)) = call.result.get("artifacts").filter(|_| ok)
+                else {
+                    continue;
+                };
+                for e in entries.iter().filter_map(Value::as_object) {
+                    let last = |name: &str| {
+                        e.iter()
+                            .rev()
+                            .find(|(k, _)| k.to_lowercase() == name)
+                            .map(|(_, v)| v)
+                    };
+                    let read = json!({"type": last("type"), "payload": last("payload")});
+                    if let Some((kind, payload)) = model::well_formed(&read) {
+                        list.push(entry(&kind.into(), payload, &call.tool_call_id));
+                    }
+                }
+            }
+            value["tool_artifacts"] = Value::Array(list);
+        }
+        Fault::LowercaseType
+        | Fault::TrimType
+        | Fault::DropNullKeys
+        | Fault::EmptyObjectAsArray
+        | Fault::ParseJsonStrings
+        | Fault::StripProtoKeys
+        | Fault::Int64AsString => {
+            for out in value["tool_artifacts"].as_array_mut().into_iter().flatten() {
+                let kind = out["type"].as_str().unwrap_or_default();
+                match fault {
+                    Fault::LowercaseType => out["type"] = kind.to_lowercase().into(),
+                    Fault::TrimType => out["type"] = kind.trim().into(),
+                    Fault::EmptyObjectAsArray => {
+                        for v in out["payload"].as_object_mut().into_iter().flatten() {
+                            clean(v.1, fault);
+                        }
+                    }
+                    _ => clean(&mut out["payload"], fault),
+                }
+            }
+        }
+        Fault::DropEmptyPayload | Fault::DropUrlInData | Fault::DedupeAcrossCalls => {
+            let mut earlier: Vec<&Value> = Vec::new();
+            let mut list = Vec::new();
+            for (c, call) in case.calls.iter().enumerate() {
+                let prose = model::clause_3_prose(call).content;
+                let mine: Vec<&Value> = kept(case)
+                    .filter(|(k, _)| k.tool_call_id == call.tool_call_id)
+                    .map(|(_, e)| e)
+                    .collect();
+                for e in &mine {
+                    let payload = &e["payload"];
+                    let dropped = match fault {
+                        Fault::DropEmptyPayload => {
+                            payload.as_object().is_some_and(|p| p.is_empty())
+                        }
+                        Fault::DropUrlInData => payload["url"]
+                            .as_str()
+                            .is_some_and(|url| prose.contains(url)),
+                        _ => earlier.iter().any(|x| {
+                            x["type"] == e["type"]
+                                && crate::judge::json_eq(&x["payload"], payload)
+                                    != crate::judge::Eq::Different
+                        }),
+                    };
+                    if !dropped {
+                        list.push(entry(&e["type"], payload, &case.calls[c].tool_call_id));
+                    }
+                }
+                earlier.extend(mine);
+            }
+            value["tool_artifacts"] = Value::Array(list);
+        }
+        Fault::ParseArtifactsString => {
+            let mut extra = Vec::new();
+            for call in &case.calls {
+                let ok = call.result.get("success") == Some(&Value::Bool(true));
+                if let Some(Value::String(text)) = call.result.get("artifacts").filter(|_| ok) {
+                    if let Ok(Value::Array(entries)) = serde_json::from_str::<Value>(text) {
+                        for (kind, payload) in entries.iter().filter_map(model::well_formed) {
+                            extra.push(entry(&kind.into(), payload, &call.tool_call_id));
+                        }
+                    }
+                }
+            }
+            if let Some(list) = value["tool_artifacts"].as_array_mut() {
+                list.extend(extra);
+            }
+        }
+        Fault::ExposeWithArtifacts => {
+            let delivers = value["tool_artifacts"]
+                .as_array()
+                .is_some_and(|a| !a.is_empty());
+            if case.exposed.is_none() && delivers {
+                value["exposed"] = true.into();
+            }
+        }
+        Fault::AlwaysHidden => value["exposed"] = false.into(),
+        Fault::StringifyResult
+        | Fault::ResultMinusArtifacts
+        | Fault::ArtifactsWhenEmpty
+        | Fault::ResourceLinkProse => {
+            let mut list = messages(value);
+            for (m, call) in list.iter_mut().zip(&case.calls) {
+                let content = m["content"].as_str().unwrap_or_default().to_owned();
+                let artifacts = kept(case).filter(|(k, _)| k.tool_call_id == call.tool_call_id);
+                m["content"] = match fault {
+                    Fault::StringifyResult => call.result.to_string().into(),
+                    Fault::ResultMinusArtifacts => {
+                        let mut result = call.result.clone();
+                        if let Value::Object(r) = &mut result {
+                            r.shift_remove("artifacts");
+                        }
+                        result.to_string().into()
+                    }
+                    Fault::ArtifactsWhenEmpty => {
+                        let empty = matches!(call.result.get("data"), None | Some(Value::Null))
+                            || call.result["data"] == json!("");
+                        if !empty {
+                            continue;
+                        }
+                        let mut strings = Vec::new();
+                        for (_, e) in artifacts {
+                            crate::judge::strings(&e["payload"], &mut |s| {
+                                strings.push(s.to_owned())
+                            });
+                        }
+                        strings.join(" ").into()
+                    }
+                    _ => {
+                        let mut content = content;
+                        for (_, e) in artifacts {
+                            if let Some(url) = e["payload"]["url"].as_str() {
+                                content.push_str(&format!(" [resource link: {url}]"));
+                            }
+                        }
+                        content.into()
+                    }
+                };
+            }
+            value["messages"] = Value::Array(list);
+        }
+        Fault::MergedProse => {
+            let mut list = messages(value);
+            let all: Vec<&str> = list.iter().filter_map(|m| m["content"].as_str()).collect();
+            let joined = all.join("\n");
+            for m in &mut list {
+                m["content"] = joined.clone().into();
+            }
+            value["messages"] = Value::Array(list);
+        }
+        Fault::DropWhenAuthorHides | Fault::DropWhenUndecided => {
+            let drops = match fault {
+                Fault::DropWhenAuthorHides => case.exposed == Some(false),
+                _ => case.exposed.is_none(),
+            };
+            if drops {
+                value["tool_artifacts"] = json!([]);
+            }
+        }
+        Fault::KeepEmptyType
+        | Fault::TypeofObject
+        | Fault::ErrorMeansFailure
+        | Fault::LiftUnfiltered => {
+            let mut list = Vec::new();
+            for call in &case.calls {
+                let success = call.result.get("success");
+                let ok = success == Some(&Value::Bool(true));
+                let error = call.result.get("error").is_some_and(|e| !e.is_null());
+                let (entries, delivers) = match fault {
+                    Fault::ErrorMeansFailure => (call.result.get("artifacts"), ok || !error),
+                    Fault::LiftUnfiltered => (call.result.get("artifacts"), ok),
+                    _ => (call.result.get("artifacts"), ok),
+                };
+                let Some(Value::Array(entries)) = entries.filter(|_| delivers) else {
+                    continue;
+                };
+                for e in entries {
+                    let (kind, payload) = (&e["type"], &e["payload"]);
+                    let keeps = model::well_formed(e).is_some()
+                        || match fault {
+                            Fault::KeepEmptyType => kind == "" && payload.is_object(),
+                            Fault::TypeofObject => {
+                                kind.as_str().is_some_and(|k| !k.is_empty())
+                                    && (payload.is_array() || payload.is_null())
+                                    && e.get("payload").is_some()
+                            }
+                            _ => false,
+                        };
+                    if keeps {
+                        list.push(entry(kind, payload, &call.tool_call_id));
+                    }
+                }
+                let reserved = call
+                    .result
+                    .get("data")
+                    .filter(|d| d.is_object())
+                    .and_then(|d| d.get(model::RESERVED_KEY));
+                if let (Fault::LiftUnfiltered, true, Some(Value::Array(lifted))) =
+                    (fault, ok, reserved)
+                {
+                    for e in lifted
+                        .iter()
+                        .filter(|e| e.get("type").is_some() && e.get("payload").is_some())
+                    {
+                        list.push(entry(&e["type"], &e["payload"], &call.tool_call_id));
+                    }
+                }
+            }
+            value["tool_artifacts"] = Value::Array(list);
+        }
+        Fault::StopAtOversize => {
+            let list: Vec<Value> = kept(case)
+                .take_while(|(_, e)| {
+                    model::encoded_len(&e["payload"]) <= model::floors::PAYLOAD_BYTES
+                })
+                .map(|(call, e)| entry(&e["type"], &e["payload"], &call.tool_call_id))
+                .collect();
+            value["tool_artifacts"] = Value::Array(list);
+        }
+        _ => {}
+    }
+}
+
+/// The first value under `key` in `v`, depth first, in document order.
+fn first_key<'v>(v: &'v Value, key: &str) -> Option<&'v Value> {
+    match v {
+        Value::Object(m) => m.iter().find_map(|(k, x)| {
+            if k == key && x.is_string() {
+                Some(x)
+            } else {
+                first_key(x, key)
+            }
+        }),
+        Value::Array(a) => a.iter().find_map(|x| first_key(x, key)),
+        _ => None,
+    }
+}
+
+/// A payload "cleaned up" the way `fault` cleans it, at every depth.
+fn clean(v: &mut Value, fault: Fault) {
+    match v {
+        Value::Object(m) if fault == Fault::EmptyObjectAsArray && m.is_empty() => {
+            *v = json!([]);
+        }
+        Value::Object(m) => {
+            m.retain(|k, x| match fault {
+                Fault::DropNullKeys => !x.is_null(),
+                Fault::StripProtoKeys => k != "__proto__" && k != "constructor",
+                _ => true,
+            });
+            m.values_mut().for_each(|x| clean(x, fault));
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| clean(x, fault)),
+        Value::String(s) if fault == Fault::ParseJsonStrings => {
+            if let Ok(parsed) = serde_json::from_str::<Value>(s) {
+                *v = parsed;
+            }
+        }
+        Value::Number(n) if fault == Fault::Int64AsString => {
+            let text = n.to_string();
+            let int = text.bytes().all(|b| b.is_ascii_digit() || b == b'-');
+            if int
+                && text
+                    .parse::<i64>()
+                    .map_or(true, |i| i32::try_from(i).is_err())
+            {
+                *v = Value::String(text);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// An outcome met another conforming way: `variant` applied to it (the
+/// escaping variants apply to the text of the reply instead).
+fn vary(case: &Case, variant: Variant, outcome: &mut Value) {
+    let artifacts = |o: &mut Value| -> Vec<Value> {
+        o["tool_artifacts"].as_array().cloned().unwrap_or_default()
+    };
+    match variant {
+        Variant::Lift => lift(case, outcome),
+        Variant::Reversed => {
+            let mut list = artifacts(outcome);
+            list.reverse();
+            outcome["tool_artifacts"] = Value::Array(list);
+        }
+        Variant::KeyOrder => {
+            let reorder = |v: &Value, keys: &[&str]| -> Value {
+                Value::Object(
+                    keys.iter()
+                        .map(|k| ((*k).to_owned(), v[*k].clone()))
+                        .collect(),
+                )
+            };
+            let list = artifacts(outcome)
+                .iter()
+                .map(|a| reorder(a, &["tool_call_id", "payload", "type"]))
+                .collect();
+            let messages = outcome["messages"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|m| reorder(m, &["content", "tool_call_id"]))
+                .collect();
+            *outcome = json!({"exposed": outcome["exposed"].clone()});
+            outcome["tool_artifacts"] = Value::Array(list);
+            outcome["messages"] = Value::Array(messages);
+        }
+        Variant::SortedPayloadKeys | Variant::IntegersAsFloats => {
+            for a in outcome["tool_artifacts"]
+                .as_array_mut()
+                .into_iter()
+                .flatten()
+            {
+                restyle(&mut a["payload"], variant);
+            }
+        }
+        Variant::EscapeNonAscii | Variant::EscapeAll | Variant::ChattyStderr => {}
+    }
+}
+
+/// A payload restyled by `variant`, at every depth: its object keys sorted,
+/// or its integers written with a fraction.
+fn restyle(v: &mut Value, variant: Variant) {
+    match v {
+        Value::Object(m) => {
+            if variant == Variant::SortedPayloadKeys {
+                m.sort_keys();
+            }
+            m.values_mut().for_each(|x| restyle(x, variant));
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| restyle(x, variant)),
+        Value::Number(n) if variant == Variant::IntegersAsFloats => {
+            let text = n.to_string();
+            if text.bytes().all(|b| b.is_ascii_digit() || b == b'-') {
+                if let Ok(Value::Number(float)) = serde_json::from_str(&format!("{text}.0")) {
+                    *n = float;
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// JSON text with every character inside a string for which `escape`
+/// holds written as `\uXXXX` (two escapes outside the Basic Multilingual
+/// Plane); escapes already there are kept.
+fn escaped(json: &str, escape: impl Fn(char) -> bool) -> String {
+    let mut out = String::with_capacity(json.len());
+    // `raw`: characters still to copy as they are, those of an escape.
+    let (mut in_string, mut raw) = (false, 0);
+    for c in json.chars() {
+        if raw > 0 {
+            raw -= 1;
+            // `\uXXXX`: four hex digits follow the `u`.
+            if c == 'u' && raw == 0 {
+                raw = 4;
+            }
+            out.push(c);
+        } else if in_string && c == '\\' {
+            raw = 1;
+            out.push(c);
+        } else if c == '"' {
+            in_string = !in_string;
+            out.push(c);
+        } else if in_string && escape(c) {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The [`Variant::Lift`] of an outcome: each successful call's well-formed

@@ -11,7 +11,6 @@
 //! exercised*, with how many judged cases bore on it. A run that ended on a
 //! fault of the process claims nothing.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -19,71 +18,9 @@ use serde_json::Value;
 
 use crate::diff::{Report, Vector};
 use crate::judge::{self, Cite, Clause};
-use crate::model;
 use crate::wire::Case;
 
-/// How many judged cases bore on each clause.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Tally(pub BTreeMap<Clause, u64>);
-
-impl Tally {
-    /// Counts one judged case.
-    pub fn count(&mut self, case: &Case) {
-        for clause in bearing(case) {
-            *self.0.entry(clause).or_default() += 1;
-        }
-    }
-
-    /// The cases that bore on `clause`.
-    pub fn get(&self, clause: Clause) -> u64 {
-        self.0.get(&clause).copied().unwrap_or(0)
-    }
-}
-
-/// The clauses a case bears on: those an implementation could break on it.
-///
-/// ¶1 needs an artifact entry somewhere; ¶2 an exposure left at its
-/// default; ¶3 a call; ¶4 an artifact a call may deliver; RT-TOOL-2 an entry
-/// it drops (malformed, or of a call that did not succeed, or under the
-/// reserved key of `data`); RT-TOOL-6 a run over its floors. Every case
-/// bears on the outcome's shape.
-pub fn bearing(case: &Case) -> Vec<Clause> {
-    let mut any_entry = false;
-    let mut deliverable = false;
-    let mut dropped = false;
-    for call in &case.calls {
-        let may = judge::may_deliver(&call.result);
-        let reserved = call
-            .result
-            .get("data")
-            .and_then(|d| d.get(model::RESERVED_KEY))
-            .is_some();
-        dropped |= reserved;
-        for (_, _, entry) in judge::candidate_entries(&call.result) {
-            any_entry = true;
-            let kept = model::well_formed(entry).is_some();
-            deliverable |= kept && may;
-            dropped |= !(kept && may);
-        }
-    }
-    let mut clauses = Vec::new();
-    let mut bears = |yes: bool, clause: Clause| {
-        if yes {
-            clauses.push(clause);
-        }
-    };
-    bears(any_entry, Clause::KeyByKey);
-    bears(case.exposed.is_none(), Clause::NotExposedByDefault);
-    bears(!case.calls.is_empty(), Clause::ProseFromData);
-    bears(deliverable, Clause::DeliveryRegardless);
-    bears(dropped, Clause::Filter);
-    bears(
-        !model::floor_reasons(case, &model::encoded_len).is_empty(),
-        Clause::Bounds,
-    );
-    bears(true, Clause::Protocol);
-    clauses
-}
+pub use crate::tally::{bearing, Tally};
 
 /// One clause's standing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -173,6 +110,8 @@ pub struct Standing {
     pub strict_order: bool,
     /// The seed of the generated cases.
     pub seed: u64,
+    /// The campaign judged, or the shard of it.
+    pub campaign: crate::diff::Campaign,
     /// Cases judged, the pinned vectors and replays included.
     pub cases: u64,
     /// Of those, the pinned vectors and replayed cases.
@@ -250,6 +189,7 @@ impl Standing {
             reading: report.reading,
             strict_order: report.strict_order,
             seed: report.seed,
+            campaign: report.campaign.clone(),
             cases: report.cases,
             replayed: report.replayed,
             requests: report.requests,
@@ -293,7 +233,7 @@ impl Standing {
         let mut md = format!("# {} standing: {}{language}\n\n", p.rule, name("name"));
         let _ = writeln!(
             md,
-            "Judged against rule {} of the FlowDrop Workflow Specification {} (`rule_hash` `{}`) by {}, on {} cases ({} requests, seed {}), reading ¶3 as `{}`{}.\n",
+            "Judged against rule {} of the FlowDrop Workflow Specification {} (`rule_hash` `{}`) by {}, on {} cases ({} requests, seed {}{}), reading ¶3 as `{}`{}.\n",
             p.rule,
             p.spec_version,
             p.rule_hash,
@@ -301,6 +241,7 @@ impl Standing {
             self.cases,
             self.requests,
             self.seed,
+            self.shard_text(),
             self.reading.name(),
             if self.strict_order { ", with the reference artifact order demanded" } else { "" },
         );
@@ -358,13 +299,28 @@ impl Standing {
         }
         let _ = write!(
             md,
-            "\nReproduce with `rt-tool-3 diff --seed {} --cases {} --prose {}{} -- <the implementation>`.\n",
+            "\nReproduce with `rt-tool-3 diff --seed {} --cases {} --prose {}{}{} -- <the implementation>`.\n",
             self.seed,
-            self.cases - self.replayed,
+            self.campaign.generated,
             self.reading.name(),
             if self.strict_order { " --strict-order" } else { "" },
+            if self.campaign.shard.count > 1 {
+                format!(" --shard {}", self.campaign.shard)
+            } else {
+                String::new()
+            },
         );
         md
+    }
+
+    /// `, shard K/N` for a shard of a campaign; nothing for a whole one.
+    fn shard_text(&self) -> String {
+        let shard = self.campaign.shard;
+        if shard.count > 1 {
+            format!(", shard {shard}")
+        } else {
+            String::new()
+        }
     }
 }
 

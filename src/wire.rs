@@ -26,6 +26,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+/// RT-TOOL-2's reserved key of a result's `data`: `artifacts`. A tool
+/// node's output may carry it, and it is always removed from `data` before
+/// the prose is rendered ([`crate::model::RESERVED_KEY`]).
+pub const RESERVED_KEY: &str = "artifacts";
+
 /// One node invocation: the input of the rule.
 #[derive(Clone, PartialEq, Serialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
@@ -343,10 +348,7 @@ fn shallow_result<'de>(
         } else if key == "data" && field.get().starts_with('{') {
             // A `data` still carrying RT-TOOL-2's reserved key is rare and
             // changes the zone: it is read whole.
-            if pairs(field.get())?
-                .iter()
-                .any(|(k, _)| k == crate::model::RESERVED_KEY)
-            {
+            if pairs(field.get())?.iter().any(|(k, _)| k == RESERVED_KEY) {
                 part(field.get())?
             } else {
                 placeholder(field)

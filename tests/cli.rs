@@ -543,6 +543,33 @@ fn cases_ends_quietly_when_the_reader_goes_away() {
     assert_eq!(out.status.code(), Some(0), "{stderr}");
 }
 
+/// `cases --census N` counts N cases: the table or JSON names every
+/// feature, and the exit code says whether one is under its floor.
+#[test]
+fn cases_census_counts_every_feature_and_exits_by_the_floors() {
+    let json = run(&["cases", "--census", "300", "--seed", "4", "--json"], b"");
+    let census: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    assert_eq!(census["cases"], 300);
+    assert_eq!(census["rule_hash"], rt_tool_3::RULE_HASH);
+    let features = census["features"].as_array().expect("features");
+    assert_eq!(features.len(), rt_tool_3::gen::features().count());
+    let under = features
+        .iter()
+        .any(|f| f["percent"].as_f64() < f["floor"].as_f64());
+    assert_eq!(json.status.code(), Some(i32::from(under)), "{census}");
+    let table = run(&["cases", "--census", "300", "--seed", "4"], b"");
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert_eq!(table.status.code(), json.status.code());
+    for f in rt_tool_3::gen::features() {
+        assert!(text.contains(&format!("| `{}` |", f.name)), "{text}");
+    }
+    // Nothing counted is nothing under the floor to hide: every feature is.
+    let none = run(&["cases", "--census", "0"], b"");
+    assert_eq!(none.status.code(), Some(1));
+    let both = run(&["cases", "--census", "5", "--count", "3"], b"");
+    assert_eq!(both.status.code(), Some(2));
+}
+
 /// No command's output cites a clause the dotted way: not the vectors, their
 /// schema, the help, nor `diff`'s report, text or JSON, or its saved file.
 #[test]

@@ -1100,6 +1100,27 @@ fn the_same_artifact_from_two_calls_is_read_as_what_explains_it() {
     );
 }
 
+/// What explains an entry does not depend on where it sits on the port: a
+/// failed call's artifact delivered before a successful call's equal one,
+/// itself delivered, is the failed call's own (RT-TOOL-2), not the
+/// successful call's mislabelled and then repeated (¶1). Found by
+/// `serve --fault error-means-failure` on seed 1, which was cited ¶1.
+#[test]
+fn an_entry_is_explained_whatever_its_place_on_the_port() {
+    let case = json!({"calls": [
+        {"tool_call_id": "c1", "result": {"success": false, "data": "a", "artifacts": [{"type": "image", "payload": {}}]}},
+        {"tool_call_id": "c2", "result": {"success": true, "data": "b", "artifacts": [{"type": "image", "payload": {}}]}}]});
+    let image = |id: &str| json!({"type": "image", "payload": {}, "tool_call_id": id});
+    check(
+        &case,
+        json!({"messages": msgs(&[("c1", "a"), ("c2", "b")]), "exposed": false,
+            "tool_artifacts": [image("c1"), image("c2")]}),
+        DEFAULT,
+        &[RT2],
+        &["tool_artifacts[0] is entry 0 of call c1's artifacts, which RT-TOOL-2 drops: the call failed"],
+    );
+}
+
 /// Each call's prose, as `diff` reads it from an outcome: matched by
 /// `tool_call_id`, whatever the order; none for a call without a message
 /// or with a content that is not a string.
@@ -1142,4 +1163,69 @@ fn leak_sources_across_calls() {
         &["found only in the result of call c2"],
     );
     check(&case, observed("ok (completed)"), DEFAULT, &[], &[]);
+}
+
+/// An entry no reference artifact explains claims the reference artifact it
+/// most resembles, so the one reported missing is the right one: the ghost
+/// id's entry is `c1`'s note, the link and the file are what is missing; a
+/// sibling's id on `c1`'s file leaves `c1`'s link missing; a link of `c1`
+/// with another payload is `c1`'s other link, changed, and nothing is
+/// missing.
+#[test]
+fn what_explains_an_entry_is_not_reported_missing_too() {
+    let art = |t: &str, p: Value| json!({"type": t, "payload": p});
+    let case = |calls: Value| json!({"calls": calls});
+    let on = |a: &Value, id: &str| {
+        let mut a = a.clone();
+        a["tool_call_id"] = json!(id);
+        a
+    };
+    let (link, file, note) = (
+        art("link", json!({"url": "u1"})),
+        art("file", json!({"name": "f"})),
+        art("note", json!({"n": 1})),
+    );
+    let one = case(
+        json!([{"tool_call_id": "c1", "result": {"success": true, "data": "made",
+        "artifacts": [link, file, note]}}]),
+    );
+    check(
+        &one,
+        json!({"messages": msgs(&[("c1", "made")]), "tool_artifacts": [on(&note, "ghost")], "exposed": false}),
+        DEFAULT,
+        &[C1, C1, C1],
+        &[
+            "which is no call",
+            "artifact 0 of call c1 (link",
+            "artifact 1 of call c1 (file",
+        ],
+    );
+    let two = case(json!([
+        {"tool_call_id": "c1", "result": {"success": true, "data": "a", "artifacts": [link, file]}},
+        {"tool_call_id": "c2", "result": {"success": true, "data": "b", "artifacts": [note]}},
+    ]));
+    check(
+        &two,
+        json!({"messages": msgs(&[("c1", "a"), ("c2", "b")]),
+            "tool_artifacts": [on(&note, "c2"), on(&file, "c2")], "exposed": false}),
+        DEFAULT,
+        &[C1, C1],
+        &[
+            "artifact 1 of call c1 carries tool_call_id c2",
+            "artifact 0 of call c1 (link",
+        ],
+    );
+    let other = art("link", json!({"url": "u2"}));
+    let links = case(
+        json!([{"tool_call_id": "c1", "result": {"success": true, "data": "made",
+        "artifacts": [link, other]}}]),
+    );
+    check(
+        &links,
+        json!({"messages": msgs(&[("c1", "made")]),
+            "tool_artifacts": [on(&link, "c1"), on(&art("link", json!({"url": "u3"})), "c1")], "exposed": false}),
+        DEFAULT,
+        &[C1],
+        &["has a payload that differs"],
+    );
 }

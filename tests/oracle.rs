@@ -1,5 +1,6 @@
-//! The oracle end to end: `diff` against `serve`, conforming and with every
-//! seeded fault, each caught and attributed to its clause; process faults
+//! The oracle end to end: `diff` against `serve`, conforming and with a
+//! seeded fault, caught and attributed to its clause with its standing
+//! (every clause fault on ten seeds is `tests/catalogue.rs`); process faults
 //! end with exit 2, one line naming the case, within the timeout.
 
 use std::io::Read;
@@ -103,37 +104,6 @@ fn conforming_server_passes() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-#[test]
-fn every_clause_fault_is_caught_and_attributed() {
-    let faults = [
-        ("spoof-id", "RT-TOOL-3 ¶1"),
-        ("extra-keys", "RT-TOOL-3 ¶1"),
-        ("drop-last", "RT-TOOL-3 ¶1"),
-        ("first-call", "RT-TOOL-3 ¶1"),
-        ("payload-id", "RT-TOOL-3 ¶1"),
-        ("exposed-by-default", "RT-TOOL-3 ¶2"),
-        ("leak-payload", "RT-TOOL-3 ¶3"),
-        ("decoy-prose", "RT-TOOL-3 ¶3"),
-        ("count-in-prose", "RT-TOOL-3 ¶3"),
-        ("swap-prose", "RT-TOOL-3 ¶3"),
-        ("error-in-prose", "RT-TOOL-3 ¶3"),
-        ("reserved-in-prose", "RT-TOOL-3 ¶3"),
-        ("hidden-drops", "RT-TOOL-3 ¶4"),
-        ("strip-hidden", "RT-TOOL-3 ¶4"),
-        ("keep-malformed", "RT-TOOL-2"),
-        ("keep-failed", "RT-TOOL-2"),
-        ("truthy-success", "RT-TOOL-2"),
-        ("drop-over-count", "RT-TOOL-6"),
-        ("error-over-floors", "RT-TOOL-6"),
-    ];
-    // The faults run side by side: each is one process pair, mostly waiting.
-    std::thread::scope(|scope| {
-        for (fault, clause) in faults {
-            scope.spawn(move || caught(fault, clause, &[]));
-        }
-    });
-}
-
 /// A failed call's `error` in its prose passes the default reading of ¶3
 /// and breaks its letter.
 #[test]
@@ -176,7 +146,7 @@ fn caught(fault: &str, clause: &str, extra: &[&str]) {
         extra.len()
     ));
     // At the default 256 generated cases, after the pinned vectors.
-    let mut args = vec!["--seed", "5", "--json", "--standing"];
+    let mut args = vec!["--seed", "6", "--json", "--standing"];
     let standing_path = standing_file.display().to_string();
     args.push(&standing_path);
     args.extend(extra);
@@ -300,9 +270,13 @@ fn a_process_fault_writes_a_standing_that_claims_nothing() {
 }
 
 fn process_fault(fault: &str, seed: &str, says: &str) {
+    // Only a silent process needs the timeout to be short; the others are
+    // told apart by what they do, and a loaded machine must not turn a
+    // slow reply into a hang.
+    let timeout = if says.contains("hung") { "2" } else { "30" };
     let (out, took, dir) = diff(
         &format!("{fault}-{seed}"),
-        &["--cases", "50", "--seed", seed, "--timeout", "2"],
+        &["--cases", "50", "--seed", seed, "--timeout", timeout],
         &["--fault", fault],
     );
     let err = String::from_utf8_lossy(&out.stderr);
@@ -324,18 +298,19 @@ fn process_fault(fault: &str, seed: &str, says: &str) {
 
 /// A process that stops reading its stdin while a case larger than a pipe
 /// holds is on its way must not block `diff`: requests are written by their
-/// own thread, and the wait for the reply is bounded by `--timeout`. Seed 19
-/// puts a case of about 0.5 MB second, and `hang` stops reading at the
-/// second case's first request.
+/// own thread, and the wait for the reply is bounded by `--timeout`. The
+/// first seed whose second case is over 256 KB (the lenient cases hold a
+/// payload of over 0.5 MB now and then) puts it second, and `hang` stops
+/// reading at the second case's first request.
 #[test]
 fn a_hang_with_a_large_case_unread_still_ends_in_the_timeout() {
-    let seed = 19;
-    let second = rt_tool_3::gen::cases(seed).nth(1).expect("a second case");
-    let bytes = serde_json::to_vec(&second).expect("encodes").len();
-    assert!(
-        bytes > 256 << 10,
-        "seed {seed} no longer makes a large second case ({bytes} bytes): pick another seed"
-    );
+    let size = |seed: u64| {
+        let second = rt_tool_3::gen::cases(seed).nth(1).expect("a second case");
+        serde_json::to_vec(&second).expect("encodes").len()
+    };
+    let seed = (0..2000u64)
+        .find(|&seed| size(seed) > 256 << 10)
+        .expect("among 2,000 seeds, one whose second case is over 256 KB");
     // The process stops reading at the first request of the second
     // generated case, after the pinned vectors.
     let strike = (3 * pinned() + 4).to_string();

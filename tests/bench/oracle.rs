@@ -15,12 +15,20 @@
 //!   (target ≤ 4×);
 //! - hostile outcomes: `check`'s work in process (the case and the outcome
 //!   parsed, then judged) on outcomes built to stall a quadratic judge,
-//!   against a bare serde_json parse of the same two files (target ≤ 3×).
+//!   against a bare serde_json parse of the same two files (target ≤ 3×);
+//! - the oracle's own CPU per case (`cpu`): `diff` run in this process
+//!   against `serve`, this process's CPU time (all its threads, not its
+//!   children) against `serve`'s, the child's, for the very same requests
+//!   (target ≤ 0.8×), with where the oracle's time goes;
+//! - `--jobs` (`jobs`): the throughput of `diff --jobs 4` against that of
+//!   `--jobs 1` on `serve --delay-ms 2`, an implementation bound by waiting
+//!   (target ≥ 3.5×), and of `--jobs 2` against `--jobs 1` on the Python
+//!   adapter, bound by CPU, on a two-core machine (target ≥ 1.6×).
 //!
 //! `cargo bench -- NAME` runs only the benchmarks named `large`, `small`,
-//! `harness`, `hostile-reversed`, `hostile-repeated`, `hostile-reversed-10x`,
-//! `hostile-repeated-10x`, `hostile-foreign` or `hostile-near` that contain
-//! NAME (`hostile` runs the last six).
+//! `harness`, `cpu`, `jobs`, `hostile-reversed`, `hostile-repeated`,
+//! `hostile-reversed-10x`, `hostile-repeated-10x`, `hostile-foreign` or
+//! `hostile-near` that contain NAME (`hostile` runs the last six).
 //!
 //! Ratios, not absolute times, are the result: they hold across machines.
 //! Each side of a ratio is the median of several runs, the two sides taken
@@ -37,6 +45,11 @@ use rt_tool_3::{gen, model, wire::Case};
 use serde_json::{json, Value};
 
 const BIN: &str = env!("CARGO_BIN_EXE_rt-tool-3");
+
+/// The allocator of the command line, so that `diff` run in this process
+/// costs what the command costs.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// The median time of each of two measurements, taken in turns so that a
 /// change in the machine's load falls on both alike.
@@ -117,6 +130,12 @@ fn main() {
     }
     if wanted("harness") {
         harness(&dir);
+    }
+    if wanted("cpu") {
+        cpu();
+    }
+    if wanted("jobs") {
+        jobs(&dir);
     }
     hostile(&wanted);
     let _ = std::fs::remove_dir_all(&dir);
@@ -249,15 +268,20 @@ fn small() {
     ratio("small cases vs serde_json round trip", ours, base, None);
 }
 
-fn harness(dir: &Path) {
-    let adapter: PathBuf = [
+/// The Python adapter written from the README alone.
+fn reference_adapter() -> PathBuf {
+    [
         env!("CARGO_MANIFEST_DIR"),
         "tests",
         "adapter",
         "reference_adapter.py",
     ]
     .iter()
-    .collect();
+    .collect()
+}
+
+fn harness(dir: &Path) {
+    let adapter = reference_adapter();
     const RUNS: usize = 7;
     let cases = 1000u32;
     for (label, command) in [
@@ -514,4 +538,183 @@ fn hostile(wanted: &dyn Fn(&str) -> bool) {
             Some(3.0),
         );
     }
+}
+
+/// CPU time from `/proc/self/stat`, in seconds: this process's (all its
+/// threads), and that of its children waited for. Clock ticks, so 10 ms
+/// steps on most systems; the runs below take seconds.
+fn cpu_times() -> (f64, f64) {
+    let stat = std::fs::read_to_string("/proc/self/stat").expect("/proc/self/stat");
+    // The fields after the command's name, which is in parentheses.
+    let rest = &stat[stat.rfind(')').expect("a command name") + 2..];
+    let fields: Vec<f64> = rest.split(' ').map(|f| f.parse().unwrap_or(0.0)).collect();
+    // utime, stime, cutime, cstime are fields 14 to 17 of the line, 12 to
+    // 15 of the rest.
+    let tick = 100.0; // sysconf(_SC_CLK_TCK) on Linux
+    (
+        (fields[11] + fields[12]) / tick,
+        (fields[13] + fields[14]) / tick,
+    )
+}
+
+/// The oracle's own CPU per case against `serve`'s for the same requests:
+/// `diff` runs here, in this process, so its CPU is this process's and
+/// `serve`'s is its child's. Then where the oracle's time goes, each part
+/// timed alone on the same cases.
+fn cpu() {
+    use rt_tool_3::diff::{self, Config, Shard};
+    use rt_tool_3::harness::{Limits, Process};
+    use rt_tool_3::judge::Options;
+    let cases = 3000u32;
+    let config = Config {
+        fixed: rt_tool_3::replay::pinned().expect("the vectors"),
+        cases,
+        seed: 3,
+        options: Options {
+            siblings: true,
+            ..Options::default()
+        },
+        max_shrink_iters: 1024,
+        shard: Shard::WHOLE,
+    };
+    let serve = [BIN.to_owned(), "serve".to_owned()];
+    let mut ratios = Vec::new();
+    let mut per_case = Vec::new();
+    for _ in 0..5 {
+        let before = cpu_times();
+        let mut processes = vec![Process::start(&serve, Limits::default()).expect("serve starts")];
+        let report = diff::run(&mut processes, gen::case, &config, &mut |_| {}, &|_| {});
+        assert!(report.divergences.is_empty() && report.fault.is_none());
+        for p in processes {
+            p.stop().expect("serve stops");
+        }
+        let after = cpu_times();
+        let (ours, theirs) = (after.0 - before.0, after.1 - before.1);
+        ratios.push(ours / theirs);
+        per_case.push((ours, theirs, report.cases));
+    }
+    let mut sorted = ratios.clone();
+    sorted.sort_by(f64::total_cmp);
+    let median = sorted[sorted.len() / 2];
+    let at = ratios.iter().position(|r| *r == median).unwrap_or(0);
+    let (ours, theirs, n) = per_case[at];
+    println!(
+        "oracle CPU per case vs serve's for the same 3 requests: {:.3} ms vs {:.3} ms = {median:.2}× (target ≤ 0.8×: {}) [runs: {}]",
+        ours * 1e3 / n as f64,
+        theirs * 1e3 / n as f64,
+        if median <= 0.8 { "met" } else { "NOT MET" },
+        ratios.iter().map(|r| format!("{r:.2}")).collect::<Vec<_>>().join(", ")
+    );
+    // Where the oracle's time goes, per case, each part alone.
+    let strategy = gen::case();
+    let thread_cpu = || {
+        let t = std::fs::read_to_string("/proc/thread-self/stat").expect("stat");
+        let rest = &t[t.rfind(')').expect("name") + 2..];
+        let f: Vec<f64> = rest.split(' ').map(|x| x.parse().unwrap_or(0.0)).collect();
+        (f[11] + f[12]) / 100.0
+    };
+    let n = u64::from(cases);
+    let t = thread_cpu();
+    let generated: Vec<Case> = (0..n)
+        .map(|i| gen::case_at(&strategy, 3, i).expect("a case"))
+        .collect();
+    let gen_s = thread_cpu() - t;
+    let t = thread_cpu();
+    let siblings: Vec<[Case; 3]> = generated
+        .iter()
+        .map(|c| rt_tool_3::diff::siblings(c, ProseMode::DataOnly))
+        .collect();
+    let sib_s = thread_cpu() - t;
+    let t = thread_cpu();
+    let mut lines = Vec::new();
+    for (seq, s) in siblings.iter().flatten().enumerate() {
+        serde_json::to_writer(&mut lines, &json!({"cmd": "run", "seq": seq, "case": s}))
+            .expect("prints");
+        lines.push(b'\n');
+    }
+    let print_s = thread_cpu() - t;
+    let replies: Vec<Vec<u8>> = siblings
+        .iter()
+        .flatten()
+        .map(|s| {
+            serde_json::to_vec(&json!({"seq": 1, "outcome": model::outcome(s)})).expect("prints")
+        })
+        .collect();
+    let t = thread_cpu();
+    for r in &replies {
+        let v: Value = rt_tool_3::wire::parse(r).expect("parses");
+        assert!(v.is_object());
+    }
+    let parse_s = thread_cpu() - t;
+    let t = thread_cpu();
+    for (s, r) in siblings.iter().flatten().zip(&replies) {
+        let v: Value = serde_json::from_slice(r).expect("parses");
+        let j = rt_tool_3::judge::judge(s, &v["outcome"], config.options).expect("an outcome");
+        assert!(j.conforms());
+    }
+    let judge_s = thread_cpu() - t;
+    let ms = |s: f64| s * 1e3 / n as f64;
+    println!(
+        "  where it goes, per generated case, each part alone: generating {:.3} ms, siblings {:.3} ms, printing 3 requests {:.3} ms, parsing 3 replies {:.3} ms, judging 3 outcomes (with a parse) {:.3} ms",
+        ms(gen_s), ms(sib_s), ms(print_s), ms(parse_s), ms(judge_s)
+    );
+}
+
+/// `diff --jobs N` against `--jobs 1`: the same run, its wall time.
+fn jobs(_dir: &Path) {
+    let adapter = reference_adapter();
+    let run = |jobs: u32, cases: u32, command: &[String]| {
+        timed(|| {
+            let out = Command::new(BIN)
+                .args([
+                    "diff",
+                    "--cases",
+                    &cases.to_string(),
+                    "--seed",
+                    "3",
+                    "--json",
+                ])
+                .args(["--jobs", &jobs.to_string(), "--save", "/dev/null", "--"])
+                .args(command)
+                .output()
+                .expect("diff runs");
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        })
+    };
+    let slow = [
+        BIN.to_owned(),
+        "serve".to_owned(),
+        "--delay-ms".to_owned(),
+        "2".to_owned(),
+    ];
+    let (four, one) = interleaved(5, || run(4, 300, &slow), || run(1, 300, &slow));
+    speedup(
+        "diff --jobs 4 vs --jobs 1 against serve --delay-ms 2 (324 cases)",
+        four,
+        one,
+        3.5,
+    );
+    let python = ["python3".to_owned(), adapter.display().to_string()];
+    let (two, one) = interleaved(5, || run(2, 1000, &python), || run(1, 1000, &python));
+    speedup(
+        "diff --jobs 2 vs --jobs 1 against the Python adapter (1,024 cases)",
+        two,
+        one,
+        1.6,
+    );
+}
+
+fn speedup(label: &str, many: Duration, one: Duration, target: f64) {
+    let s = one.as_secs_f64() / many.as_secs_f64();
+    println!(
+        "{label}: {:.1} ms vs {:.1} ms = {s:.2}× the throughput (target ≥ {target}×: {})",
+        many.as_secs_f64() * 1e3,
+        one.as_secs_f64() * 1e3,
+        if s >= target { "met" } else { "NOT MET" }
+    );
 }

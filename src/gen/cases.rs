@@ -1,0 +1,256 @@
+//! Whole cases: the strict zone, the lenient zone and its twists, and
+//! [`case`], the top-level strategy.
+
+use super::*;
+
+/// Payloads this large or larger are over RT-TOOL-6's per-artifact floor
+/// however they are encoded.
+pub(super) const OVERSIZE: usize = 512_001;
+
+// Cases
+
+/// The calls of a strict case, before assembling: none (2 %), or one to
+/// four, as many of each.
+pub(super) fn raw_calls() -> BoxedStrategy<Vec<(String, Value)>> {
+    prop_oneof![
+        1 => Just(vec![]),
+        49 => vec((call_id(), marked_result()), 1..=4),
+    ]
+    .boxed()
+}
+
+/// `count` well-formed entries (a number in `count`), cycling through one to
+/// five generated ones: long runs that still shrink to a single entry.
+pub(super) fn many_entries(count: std::ops::RangeInclusive<usize>) -> BoxedStrategy<Vec<Value>> {
+    (vec(well_formed_entry(), 1..=5), count)
+        .prop_map(|(distinct, n)| distinct.iter().cycle().take(n).cloned().collect())
+        .boxed()
+}
+
+/// A strict-zone case: every result an object with a boolean `success`,
+/// `artifacts` absent, null or an array, within RT-TOOL-6's floors. Mostly
+/// zero to four calls of [`result`]s; 4 % are one call keeping 45 to 50
+/// artifacts (cycling through a few), at the floor.
+pub fn strict_case() -> BoxedStrategy<Case> {
+    let at_the_floor =
+        (call_id(), data(), many_entries(45..=50)).prop_map(|(id, data, entries)| {
+            let mut m = Map::new();
+            m.insert("success".into(), true.into());
+            if let Some(data) = data {
+                m.insert("data".into(), data);
+            }
+            m.insert("artifacts".into(), Value::Array(entries));
+            vec![(id, Value::Object(m))]
+        });
+    prop_oneof![
+        96 => (
+            exposed(),
+            raw_calls(),
+            proptest::option::weighted(0.08, any::<(Index, Index, Index)>())
+        )
+            .prop_map(|(e, mut raw, echo)| {
+                if let Some((from, to, which)) = echo {
+                    echo_entry(&mut raw, from, to, which);
+                }
+                assemble(e, raw)
+            }),
+        4 => (exposed(), at_the_floor).prop_map(|(e, raw)| assemble(e, raw)),
+    ]
+    .boxed()
+}
+
+/// Copies one well-formed entry of a call into another call's artifacts:
+/// the same artifact from two calls, which a runtime that keys artifacts by
+/// their content merges into one. A case of one call, or whose chosen call
+/// has no well-formed entry, is left as it is.
+pub(super) fn echo_entry(raw: &mut [(String, Value)], from: Index, to: Index, which: Index) {
+    let n = raw.len();
+    if n < 2 {
+        return;
+    }
+    let a = from.index(n);
+    let b = (a + 1 + to.index(n - 1)) % n;
+    let kept: Vec<Value> = raw[a]
+        .1
+        .get("artifacts")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|e| {
+            e.get("type").is_some_and(Value::is_string)
+                && e.get("payload").is_some_and(Value::is_object)
+        })
+        .cloned()
+        .collect();
+    if kept.is_empty() {
+        return;
+    }
+    let entry = kept[which.index(kept.len())].clone();
+    if let Value::Object(m) = &mut raw[b].1 {
+        match m.get_mut("artifacts") {
+            Some(Value::Array(entries)) => entries.push(entry),
+            _ => {
+                m.insert("artifacts".into(), Value::Array(vec![entry]));
+            }
+        }
+    }
+}
+
+/// What makes a case lenient: one call's result twisted out of the strict
+/// zone.
+#[derive(Clone, Debug)]
+pub(super) enum Twist {
+    /// The result is not an object.
+    NotObject(Value),
+    /// `artifacts` is an object, a string or a number.
+    ArtifactsNotArray(Value),
+    /// `success` is absent (`None`) or not a boolean.
+    Success(Option<Value>),
+    /// The call succeeds and keeps these artifacts too: over 50.
+    TooMany(Vec<Value>),
+    /// The call succeeds and keeps, before its own artifacts, a payload this
+    /// many bytes long, and a canary.
+    TooBig(usize, String),
+    /// `data` still carries RT-TOOL-2's reserved `artifacts` key, holding
+    /// these entries (a `data` that is not an object becomes `{"result":
+    /// data}` first).
+    Reserved(Vec<Value>),
+}
+
+pub(super) fn twist() -> BoxedStrategy<Twist> {
+    prop_oneof![
+        prop_oneof![
+            text().prop_map(Value::String),
+            number(),
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            vec(artifact_entry(), 0..=3).prop_map(Value::Array),
+        ]
+        .prop_map(Twist::NotObject),
+        prop_oneof![
+            1 => well_formed_entry(),
+            1 => well_formed_entry().prop_map(|e| json!({"0": e})),
+            // The entries as JSON text, which a runtime that "helpfully"
+            // parses strings would deliver.
+            3 => vec(well_formed_entry(), 1..=2)
+                .prop_map(|v| Value::String(Value::Array(v).to_string())),
+            1 => number(),
+        ]
+        .prop_map(Twist::ArtifactsNotArray),
+        prop_oneof![
+            Just(None),
+            Just(Some(json!("true"))),
+            Just(Some(json!(1))),
+            Just(Some(Value::Null)),
+            Just(Some(json!("yes"))),
+            Just(Some(json!("false"))),
+        ]
+        .prop_map(Twist::Success),
+        // Under the reserved key, entries RT-TOOL-2 keeps and drops alike,
+        // and more often than elsewhere a malformed one that still has both
+        // `type` and `payload`, which a runtime lifting them unfiltered keeps.
+        vec(
+            prop_oneof![
+                3 => artifact_entry(),
+                1 => (artifact_type(), prop_oneof![text().prop_map(Value::String), Just(Value::Null), Just(json!([]))])
+                    .prop_map(|(t, p)| json!({"type": t, "payload": p})),
+            ],
+            0..=3
+        )
+        .prop_map(Twist::Reserved),
+        prop_oneof![
+            many_entries(51..=56).prop_map(Twist::TooMany),
+            (OVERSIZE..OVERSIZE + 8_000, canary()).prop_map(|(n, c)| Twist::TooBig(n, c)),
+        ],
+    ]
+    .boxed()
+}
+
+pub(super) fn apply(twist: Twist, result: &mut Value) {
+    let fields = |result: &mut Value| -> Map<String, Value> {
+        match std::mem::take(result) {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        }
+    };
+    // `first` puts the new entries before the call's own, so that an
+    // artifact over a floor is followed by artifacts within it.
+    let keep = |result: &mut Value, more: Vec<Value>, first: bool| {
+        let mut m = fields(result);
+        let mut entries = match m.remove("artifacts") {
+            Some(Value::Array(entries)) => entries,
+            _ => Vec::new(),
+        };
+        if first {
+            entries.splice(0..0, more);
+        } else {
+            entries.extend(more);
+        }
+        m.insert("success".into(), true.into());
+        m.insert("artifacts".into(), Value::Array(entries));
+        *result = Value::Object(m);
+    };
+    match twist {
+        Twist::NotObject(v) => *result = v,
+        Twist::ArtifactsNotArray(v) => {
+            let mut m = fields(result);
+            m.insert("artifacts".into(), v);
+            *result = Value::Object(m);
+        }
+        Twist::Success(v) => {
+            let mut m = fields(result);
+            match v {
+                Some(v) => m.insert("success".into(), v),
+                None => m.shift_remove("success"),
+            };
+            *result = Value::Object(m);
+        }
+        Twist::Reserved(entries) => {
+            let mut m = fields(result);
+            let mut data = match m.shift_remove("data") {
+                Some(Value::Object(d)) => d,
+                None | Some(Value::Null) => Map::new(),
+                Some(other) => Map::from_iter([("result".to_owned(), other)]),
+            };
+            data.insert("artifacts".into(), Value::Array(entries));
+            m.insert("data".into(), Value::Object(data));
+            *result = Value::Object(m);
+        }
+        Twist::TooMany(entries) => keep(result, entries, false),
+        Twist::TooBig(n, canary) => keep(
+            result,
+            vec![json!({"type": "file", "payload": {
+                "name": "dump.bin", "content": "x".repeat(n), "note": canary}})],
+            true,
+        ),
+    }
+}
+
+/// A lenient-zone case: one to three calls, and one or two twists, each
+/// applied to one of the calls (possibly the same), each kind about equally
+/// often: the result is not an object; `artifacts` is an object (an entry,
+/// or a map of entries), a string (the entries as JSON text) or a number;
+/// `success` is absent or not a boolean; or the call succeeds above
+/// RT-TOOL-6's floors (51 to 56 more artifacts, cycling through a few, or a
+/// payload of over 512,000 bytes).
+pub fn lenient_case() -> BoxedStrategy<Case> {
+    (
+        exposed(),
+        vec((call_id(), marked_result()), 1..=3),
+        vec((twist(), any::<Index>()), 1..=2),
+    )
+        .prop_map(|(e, mut raw, twists)| {
+            for (twist, at) in twists {
+                let i = at.index(raw.len());
+                apply(twist, &mut raw[i].1);
+            }
+            assemble(e, raw)
+        })
+        .boxed()
+}
+
+/// A valid case: 84 % [`strict_case`], 16 % [`lenient_case`]. Each `exposed`
+/// value comes a third of the time.
+pub fn case() -> BoxedStrategy<Case> {
+    prop_oneof![84 => strict_case(), 16 => lenient_case()].boxed()
+}

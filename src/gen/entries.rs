@@ -1,0 +1,180 @@
+//! Artifact entries: the `type`, the extra and near-miss keys a tool adds,
+//! entries RT-TOOL-2 keeps and entries it drops.
+
+use super::*;
+
+/// Keys that nearly spell `type`, `payload` or `tool_call_id`, or that
+/// prototype-based runtimes treat specially: case variants, stray whitespace,
+/// a zero-width space, Cyrillic look-alikes (`у` U+0443, `а` U+0430), other
+/// spellings of `tool_call_id`, and `__proto__` / `constructor`. None of them
+/// is `type` or `payload`, so an entry carrying one is judged by its real
+/// keys alone.
+pub const NEAR_MISS_KEYS: &[&str] = &[
+    "Type",
+    "TYPE",
+    "Payload",
+    "PAYLOAD",
+    "type ",
+    " payload",
+    "tool_call_id ",
+    "type\u{200b}",
+    "payload\u{200b}",
+    "t\u{443}pe",
+    "p\u{430}yload",
+    "tool-call-id",
+    "toolCallId",
+    "__proto__",
+    "constructor",
+];
+
+/// Ordinary artifact types.
+pub(super) const TYPES: &[&str] = &[
+    "link", "file", "image", "record", "table", "node", "markdown", "chart",
+];
+
+/// Types a normaliser would change: padded, blank, cased, with a
+/// look-alike or an invisible character. Each must come out unchanged.
+pub const ODD_TYPES: &[&str] = &[
+    " link",
+    "link ",
+    "\tfile\n",
+    " ",
+    "\t",
+    "\u{a0}",
+    "Link",
+    "FILE",
+    "l\u{456}nk",
+    "f\u{456}le",
+    "li\u{200b}nk",
+    "\u{feff}image",
+];
+
+/// An artifact `type`: mostly an ordinary one (`link`, `file` …), sometimes a
+/// canary, an odd non-empty string (whitespace, non-ASCII), one a normaliser
+/// would change ([`ODD_TYPES`]), or a type of 257 to 400 bytes. Never empty:
+/// RT-TOOL-6 refuses an empty `type`, and [`malformed_entry`] makes those.
+pub fn artifact_type() -> BoxedStrategy<String> {
+    prop_oneof![
+        16 => select(TYPES).prop_map(str::to_owned),
+        2 => canary(),
+        2 => text().prop_map(|t| if t.is_empty() { "x".to_owned() } else { t }),
+        3 => select(ODD_TYPES).prop_map(str::to_owned),
+        1 => (select(TYPES), 257usize..=400)
+            .prop_map(|(t, n)| format!("{t}{}", "x".repeat(n - t.len()))),
+    ]
+    .boxed()
+}
+
+/// The value of an extra key on an entry.
+pub(super) fn extra_value() -> BoxedStrategy<Value> {
+    prop_oneof![
+        2 => text().prop_map(Value::String),
+        2 => canary().prop_map(Value::String),
+        1 => spoofed_id(),
+        1 => plain_payload(),
+    ]
+    .boxed()
+}
+
+/// An extra key of an artifact entry, never `type` nor `payload`: a spoofed
+/// `tool_call_id`, a near miss ([`NEAR_MISS_KEYS`]; `__proto__` and
+/// `constructor` more often than the others), or an arbitrary key.
+pub fn entry_extra() -> BoxedStrategy<(String, Value)> {
+    prop_oneof![
+        3 => spoofed_id().prop_map(|id| ("tool_call_id".to_owned(), id)),
+        3 => (select(NEAR_MISS_KEYS), extra_value()).prop_map(|(k, v)| (k.to_owned(), v)),
+        // The prototype keys once more: a prototype-based runtime that copies
+        // an entry with them may change the copy's shape, not just its keys.
+        1 => (select(vec!["__proto__", "constructor"]), plain_payload())
+            .prop_map(|(k, v)| (k.to_owned(), v)),
+        2 => (key(), extra_value()).prop_map(|(k, v)| match k.as_str() {
+            "type" | "payload" => (format!("{k}_"), v),
+            _ => (k, v),
+        }),
+    ]
+    .boxed()
+}
+
+/// An entry RT-TOOL-2 keeps: a non-empty string `type` and an object
+/// `payload`, and in 40 % of entries one to three extra keys
+/// ([`entry_extra`]), before or after the real ones.
+pub fn well_formed_entry() -> BoxedStrategy<Value> {
+    (
+        artifact_type(),
+        payload(),
+        prop_oneof![3 => Just(vec![]), 2 => vec(entry_extra(), 1..=3)],
+        any::<bool>(),
+    )
+        .prop_map(|(kind, payload, extras, extras_first)| {
+            let mut m = Map::new();
+            let extras = extras
+                .into_iter()
+                .filter(|(k, _)| k != "type" && k != "payload");
+            if extras_first {
+                m.extend(extras);
+                m.insert("type".into(), kind.into());
+                m.insert("payload".into(), payload);
+            } else {
+                m.insert("type".into(), kind.into());
+                m.insert("payload".into(), payload);
+                m.extend(extras);
+            }
+            Value::Object(m)
+        })
+        .boxed()
+}
+
+/// An entry RT-TOOL-2 drops, in each way it drops one, about equally often:
+/// not an object (a string, a number, null, a boolean, an array); no `type`;
+/// a `type` that is not a string; an empty `type`; no `payload`; a `payload`
+/// that is not an object (a string, an array, null, a number, a boolean).
+/// Its contents may carry canaries and spoofed ids.
+pub fn malformed_entry() -> BoxedStrategy<Value> {
+    let not_object = prop_oneof![
+        prop_oneof![text(), canary(), select(TYPES).prop_map(str::to_owned)]
+            .prop_map(Value::String),
+        number(),
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        (artifact_type(), payload()).prop_map(|(t, p)| json!([t, p])),
+    ];
+    let not_string = prop_oneof![
+        number(),
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        select(TYPES).prop_map(|t| json!([t])),
+        select(TYPES).prop_map(|t| json!({"name": t})),
+    ];
+    let not_object_payload = prop_oneof![
+        prop_oneof![text(), canary(), url()].prop_map(Value::String),
+        vec(scalar(), 0..3).prop_map(Value::Array),
+        Just(Value::Null),
+        number(),
+        any::<bool>().prop_map(Value::Bool),
+    ];
+    prop_oneof![
+        not_object,
+        // No `type`, sometimes with a near miss in its place.
+        (payload(), proptest::option::of(select(NEAR_MISS_KEYS))).prop_map(
+            |(p, near)| match near {
+                Some(k) => json!({k: "link", "payload": p}),
+                None => json!({"payload": p}),
+            }
+        ),
+        (not_string, payload()).prop_map(|(t, p)| json!({"type": t, "payload": p})),
+        payload().prop_map(|p| json!({"type": "", "payload": p})),
+        // No `payload`, sometimes with a near miss in its place.
+        (artifact_type(), proptest::option::of(payload())).prop_map(|(t, p)| match p {
+            Some(p) => json!({"type": t, "PAYLOAD": p}),
+            None => json!({"type": t}),
+        }),
+        (artifact_type(), not_object_payload).prop_map(|(t, p)| json!({"type": t, "payload": p})),
+    ]
+    .boxed()
+}
+
+/// An entry of an `artifacts` array: 70 % [`well_formed_entry`], 30 %
+/// [`malformed_entry`].
+pub fn artifact_entry() -> BoxedStrategy<Value> {
+    prop_oneof![7 => well_formed_entry(), 3 => malformed_entry()].boxed()
+}

@@ -1,0 +1,102 @@
+//! Generators of valid [`Case`]s: proptest strategies, an
+//! [`arbitrary::Arbitrary`] implementation, and a seeded stream of cases.
+//!
+//! Every case generated here is *valid* ([`crate::reading`], "The zones"): call ids are
+//! unique strings, and everything else lives inside a `result`, which may be
+//! any JSON. The generators aim at the ways a runtime gets RT-TOOL-3 wrong;
+//! each adversary is a named feature of the [`Census`] (`rt-tool-3 cases
+//! --census N`), with the mistake it exposes and the share of cases that
+//! must show it:
+//!
+//! - several calls in one invocation, so artifacts must be told apart, and
+//!   the same artifact in one call twice or in two calls;
+//! - spoofed ids at every place a runtime might read one: on an artifact
+//!   entry, at a payload's top level, nested one to four objects deep in a
+//!   payload, inside `data`, and at a result's top level, each a sibling
+//!   call's real id, the call's own id, or no call's ([`Place`], [`Kind`]);
+//! - `type` values a normaliser would change: padded, blank, cased, with a
+//!   look-alike or invisible character, over 256 bytes;
+//! - payloads with a `type` or `payload` key of their own, which a runtime
+//!   that spreads or unwraps the payload takes for the entry's;
+//! - extra keys on entries, arbitrary or near misses of the real ones
+//!   ([`NEAR_MISS_KEYS`]: `Type`, `"type "`, `"type\u{200b}"`, a Cyrillic
+//!   `tуpe`, `tool-call-id`, `__proto__`, `constructor` …);
+//! - strings shared by `data` and an artifact's payload (a URL, a file name),
+//!   and canaries ([`canary`]): strings placed only outside `data`, in
+//!   artifacts and in result-level decoys, so that seeing one in the prose is
+//!   certainly a leak ([`canary_strings`] finds them again);
+//! - result-level decoys ([`DECOY_KEYS`]: `content`, `prose`, `message`,
+//!   `tool_call_id`, `artifacts_text`);
+//! - failed calls (`success: false`) that carry artifacts;
+//! - malformed entries, in every way RT-TOOL-2 drops one ([`malformed_entry`]);
+//! - smuggling through `data`: an `artifacts` key inside it,
+//!   delimiter-like strings ([`DELIMITERS`]), and MCP-style typed content
+//!   blocks (`text`, `resource_link`);
+//! - instruction-like text inside artifacts ([`INSTRUCTIONS`]);
+//! - a minority (about 16 %) of lenient-zone cases ([`lenient_case`]): a
+//!   result that is not an object, `artifacts` that is not an array, no
+//!   boolean `success`, and runs above RT-TOOL-6's floors (over 50 kept
+//!   artifacts, or a payload over 512,000 encoded bytes).
+//!
+//! Sizes are small by default (up to four calls, up to about five entries a
+//! call) so that proptest's shrinking ends near a minimal case, but the
+//! generators reach the edges: empty and unusual strings, payloads nested 20
+//! deep (a whole case never nests deeper than 40, far under serde_json's
+//! recursion limit of 128), exactly 45 to 50 kept artifacts, and over 50.
+//! Every generated number is exact as an IEEE-754 double (integers within
+//! ±2^53, quarters), so an implementation in any language can replay a case
+//! as it is.
+//!
+//! [`case`] is the top-level strategy; [`cases`] turns it into a
+//! reproducible stream (the `rt-tool-3 cases` command).
+//!
+//! ```
+//! use proptest::strategy::{Strategy, ValueTree};
+//! use proptest::test_runner::TestRunner;
+//! use rt_tool_3::{gen, model};
+//!
+//! let mut runner = TestRunner::deterministic();
+//! let case = gen::case().new_tree(&mut runner).unwrap().current();
+//! let outcome = model::outcome(&case);
+//! for canary in gen::canary_strings(&case) {
+//!     assert!(outcome.messages.iter().all(|m| !m.content.contains(&canary)));
+//! }
+//! ```
+
+use std::collections::BTreeSet;
+
+use arbitrary::{Arbitrary, Unstructured};
+use proptest::collection::vec;
+use proptest::prelude::*;
+use proptest::sample::{select, Index};
+use proptest::strategy::ValueTree;
+use proptest::test_runner::{
+    Config, FailurePersistence, FileFailurePersistence, PersistedSeed, RngAlgorithm, TestRng,
+    TestRunner,
+};
+use serde_json::{json, Map, Number, Value};
+
+use crate::wire::{Call, Case};
+
+mod canary;
+mod cases;
+mod census;
+mod entries;
+mod exposure;
+mod fuzzing;
+mod ids;
+mod payloads;
+mod plain;
+mod results;
+mod stream;
+
+pub use self::canary::*;
+pub use self::cases::*;
+pub use self::census::{features, Census, Feature, Kind, Place, Seen, Share, LOWER_FLOORS};
+pub use self::entries::*;
+pub use self::exposure::*;
+pub use self::ids::*;
+pub use self::payloads::*;
+pub use self::plain::*;
+pub use self::results::*;
+pub use self::stream::*;

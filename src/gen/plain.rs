@@ -1,0 +1,144 @@
+//! Plain JSON at the edges: strings, keys, exact numbers, nested and deep
+//! values, URLs and file names. Nothing here is adversarial by itself; the
+//! other files build the adversaries out of it.
+
+use super::*;
+
+/// Strings at the edges: empty, whitespace, non-ASCII, control characters,
+/// escapes, look-alikes, and words a lax parser might take for something else.
+pub(super) const ODD_STRINGS: &[&str] = &[
+    "",
+    " ",
+    "café",
+    "e\u{301}",
+    "日本語",
+    "🦀",
+    "\u{0}",
+    "line\nbreak",
+    "tab\there",
+    "quote\"d",
+    "back\\slash",
+    "</script>",
+    "\u{202e}rtl",
+    "\u{feff}bom",
+    "a\u{200b}b",
+    "null",
+    "true",
+    "0",
+];
+
+/// A short string: words, the empty string, odd strings (non-ASCII,
+/// control characters, escapes), or a few arbitrary characters. Never a
+/// canary.
+pub fn text() -> BoxedStrategy<String> {
+    prop_oneof![
+        4 => matching("[a-z]{1,8}( [a-z]{1,8}){0,3}"),
+        1 => Just(String::new()),
+        2 => select(ODD_STRINGS).prop_map(str::to_owned),
+        1 => vec(any::<char>(), 1..6).prop_map(|cs| cs.into_iter().collect()),
+    ]
+    .boxed()
+}
+
+/// An object key: an identifier-like word or any [`text`], the empty string
+/// included.
+pub fn key() -> BoxedStrategy<String> {
+    prop_oneof![4 => matching("[a-z_]{1,8}"), 1 => text()].boxed()
+}
+
+/// A number exact as an IEEE-754 double: a small integer, a quarter
+/// (`-2.75`, `0.5`), or an integer at the edge of exactness (±2^53 − 1).
+pub fn number() -> BoxedStrategy<Value> {
+    prop_oneof![
+        4 => (-1000i64..=1000).prop_map(Value::from),
+        2 => (-4000i64..=4000).prop_map(quarter),
+        1 => select(vec![0i64, 1, -1, 9_007_199_254_740_991, -9_007_199_254_740_991])
+            .prop_map(Value::from),
+    ]
+    .boxed()
+}
+
+pub(super) fn quarter(q: i64) -> Value {
+    // Exact: |q| ≤ 4000, so q / 4 is a dyadic rational well within f64.
+    Number::from_f64(q as f64 / 4.0).map_or(Value::Null, Value::Number)
+}
+
+/// A JSON scalar: null, a boolean, a [`number`] or a [`text`].
+pub fn scalar() -> BoxedStrategy<Value> {
+    prop_oneof![
+        1 => Just(Value::Null),
+        1 => any::<bool>().prop_map(Value::Bool),
+        2 => number(),
+        3 => text().prop_map(Value::String),
+    ]
+    .boxed()
+}
+
+/// Any JSON value nested at most `depth` containers deep, with at most three
+/// elements a container. Never a canary.
+pub fn json(depth: u32) -> BoxedStrategy<Value> {
+    // Built once, outside the closure: proptest calls it again for every
+    // value drawn.
+    let key = key();
+    scalar()
+        .prop_recursive(depth, 16, 3, move |inner| {
+            prop_oneof![
+                vec(inner.clone(), 0..=3).prop_map(Value::Array),
+                vec((key.clone(), inner), 0..=3).prop_map(object),
+            ]
+        })
+        .boxed()
+}
+
+/// A chain of 1 to `max` nested containers (objects of one key, arrays of
+/// one element) ending in a scalar: a deep value that is still small.
+pub fn deep(max: usize) -> BoxedStrategy<Value> {
+    (
+        vec(
+            prop_oneof![3 => key().prop_map(Some), 1 => Just(None)],
+            1..=max.max(1),
+        ),
+        scalar(),
+    )
+        .prop_map(|(steps, leaf)| {
+            steps
+                .into_iter()
+                .rev()
+                .fold(leaf, |inner, step| match step {
+                    Some(k) => object([(k, inner)]),
+                    None => Value::Array(vec![inner]),
+                })
+        })
+        .boxed()
+}
+
+pub(super) fn object(pairs: impl IntoIterator<Item = (String, Value)>) -> Value {
+    Value::Object(pairs.into_iter().collect())
+}
+
+/// A string matching `regex`. The pattern is parsed once, here; a `&str`
+/// used as a strategy parses it again for every value drawn. The values, and
+/// so every seeded stream, are the same either way.
+pub(super) fn matching(regex: &str) -> BoxedStrategy<String> {
+    proptest::string::string_regex(regex)
+        .expect("the generators' own patterns parse")
+        .boxed()
+}
+
+/// A URL, at least 20 characters long: `https://example.com/…`.
+pub fn url() -> BoxedStrategy<String> {
+    matching("[a-z0-9]{1,8}(/[a-z0-9]{1,8}){0,2}")
+        .prop_map(|path| format!("https://example.com/{path}"))
+        .boxed()
+}
+
+/// A file name, at least 9 characters long: `Report 12.pdf`.
+pub fn file_name() -> BoxedStrategy<String> {
+    (
+        matching("[A-Z][a-z]{2,8}"),
+        1u32..1000,
+        select(vec!["pdf", "csv", "png"]),
+    )
+        .prop_map(|(word, n, ext)| format!("{word} {n}.{ext}"))
+        .boxed()
+}

@@ -1,0 +1,193 @@
+//! Campaigns: `diff --jobs N` gives the report `--jobs 1` gives, and the
+//! shards of a campaign (`--shard K/N`), merged with `rt-tool-3 merge`, give
+//! the report and the standing of one unsharded run; what cannot be merged
+//! is refused in one line.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_rt-tool-3");
+
+/// A fresh directory for one test.
+fn dir(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("rt-tool-3-campaign-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// `diff ARGS -- rt-tool-3 serve SERVE`, run in `dir`.
+fn diff(dir: &Path, args: &[&str], serve: &[&str]) -> Output {
+    Command::new(BIN)
+        .current_dir(dir)
+        .arg("diff")
+        .args(args)
+        .args(["--", BIN, "serve"])
+        .args(serve)
+        .output()
+        .expect("diff runs")
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not a JSON report ({e}): {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// A runtime that attributes every artifact to the first call: ¶1, first
+/// found by a pinned vector, then by generated cases.
+const FAULT: [&str; 2] = ["--fault", "first-call"];
+
+/// A runtime that leaks payloads into the prose: ¶3, found by every shard
+/// on its first pinned vector, each shrinking its own (cheaply: a pinned
+/// case shrinks in a few dozen requests).
+const LEAK: [&str; 2] = ["--fault", "leak-payload"];
+
+#[test]
+fn the_report_does_not_depend_on_jobs() {
+    let dir = dir("jobs");
+    let one = diff(&dir, &["--cases", "40", "--seed", "7", "--json"], &FAULT);
+    let four = diff(
+        &dir,
+        &["--cases", "40", "--seed", "7", "--json", "--jobs", "4"],
+        &FAULT,
+    );
+    assert_eq!(one.status.code(), Some(1));
+    assert_eq!(four.status.code(), Some(1));
+    let (one, four) = (json(&one), json(&four));
+    assert!(!one["divergences"].as_array().expect("a list").is_empty());
+    // Everything: divergences, minimal cases, numbering, requests, tally,
+    // standing.
+    assert_eq!(one, four);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn eight_shards_merged_are_the_unsharded_run() {
+    let dir = dir("shards");
+    let common = ["--cases", "40", "--seed", "7", "--json"];
+    let whole = diff(
+        &dir,
+        &[&common[..], &["--standing", "whole.md"]].concat(),
+        &LEAK,
+    );
+    assert_eq!(whole.status.code(), Some(1));
+    let mut files = Vec::new();
+    let mut finders = 0;
+    for k in 1..=8 {
+        let shard = format!("{k}/8");
+        let out = diff(&dir, &[&common[..], &["--shard", &shard]].concat(), &LEAK);
+        let report = json(&out);
+        assert_eq!(report["campaign"]["shard"]["index"], k);
+        finders += usize::from(!report["divergences"].as_array().expect("a list").is_empty());
+        let file = dir.join(format!("shard-{k}.json"));
+        std::fs::write(&file, &out.stdout).expect("written");
+        files.push(file);
+    }
+    // Several shards found ¶3 on their own: merging must keep the first,
+    // and take off the requests the others spent shrinking.
+    assert!(finders >= 2, "only {finders} shard(s) diverged");
+    let merged = Command::new(BIN)
+        .current_dir(&dir)
+        .args(["merge", "--json", "--standing", "merged.md"])
+        .args(files.iter().rev())
+        .output()
+        .expect("merge runs");
+    assert_eq!(
+        merged.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+    let (merged, whole) = (json(&merged), json(&whole));
+    for (key, value) in whole.as_object().expect("an object") {
+        assert_eq!(&merged[key], value, "{key}");
+    }
+    assert_eq!(merged, whole);
+    let md = |name: &str| std::fs::read_to_string(dir.join(name)).expect("standing");
+    assert_eq!(md("merged.md"), md("whole.md"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn merge_refuses_what_is_not_one_campaign() {
+    let dir = dir("refuse");
+    let shard = |k: u32, seed: &str| {
+        let shard = format!("{k}/2");
+        let out = diff(
+            &dir,
+            &["--cases", "4", "--seed", seed, "--json", "--shard", &shard],
+            &[],
+        );
+        assert_eq!(out.status.code(), Some(0));
+        json(&out)
+    };
+    let write = |name: &str, v: &Value| {
+        std::fs::write(dir.join(name), v.to_string()).expect("written");
+        name.to_owned()
+    };
+    let a = write("a.json", &shard(1, "3"));
+    let b = write("b.json", &shard(2, "3"));
+    let other_seed = write("c.json", &shard(2, "4"));
+    let mut mid_run = shard(2, "3");
+    mid_run["complete"] = Value::Bool(false);
+    let mid_run = write("d.json", &mid_run);
+    let mut old = shard(2, "3");
+    old["oracle"] = Value::from("rt-tool-3 0.1.0");
+    let old = write("e.json", &old);
+    let merge = |files: &[&str]| {
+        Command::new(BIN)
+            .current_dir(&dir)
+            .arg("merge")
+            .args(files)
+            .output()
+            .expect("merge runs")
+    };
+    assert_eq!(merge(&[&a, &b]).status.code(), Some(0));
+    for (files, says) in [
+        (vec![&a, &other_seed], "seed 3 and 4"),
+        (vec![&a, &a, &b], "both shard 1/2"),
+        (vec![&a], "shard 2/2 is missing"),
+        (vec![&a, &mid_run], "while its run went on"),
+        (vec![&a, &old], "rt-tool-3 0.1.0"),
+    ] {
+        let files: Vec<&str> = files.iter().map(|f| f.as_str()).collect();
+        let out = merge(&files);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{files:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(says), "{files:?}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_fault_in_one_copy_ends_the_run_naming_the_copy_and_the_case() {
+    let dir = dir("copy-fault");
+    let out = diff(
+        &dir,
+        &["--cases", "20", "--seed", "1", "--jobs", "2"],
+        &["--fault", "crash", "--strike", "40"],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains(" of 2: the implementation crashed"), "{err}");
+    assert!(err.contains("the case: {"), "{err}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_shard_needs_a_seed() {
+    let out = Command::new(BIN)
+        .args(["diff", "--shard", "2/8", "--", BIN, "serve"])
+        .output()
+        .expect("diff runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--shard needs --seed"));
+}

@@ -1,0 +1,82 @@
+//! What the fuzz targets check, one function a target. The targets under
+//! `fuzz_targets/` call these on every input libFuzzer makes, and
+//! `tests/corpus.rs` calls them on every committed corpus file under
+//! `cargo test`, so the corpus guards the code without a fuzzer.
+//!
+//! A check panics when the property fails; libFuzzer records the input.
+
+use rt_tool_3::judge::{self, Options, ProseMode};
+use rt_tool_3::wire::{self, Case};
+use rt_tool_3::{model, VerdictError};
+use serde_json::Value;
+
+/// `verdict` refuses exactly the bytes `Case::from_json` refuses, and
+/// otherwise writes exactly serde_json's bytes of `model::outcome` of that
+/// case (and a newline), with its zone: the raw path, which keeps payloads
+/// and composite `data` as slices of the input, agrees with the tree.
+pub fn verdict(bytes: &[u8]) {
+    let mut out = Vec::new();
+    let raw = rt_tool_3::verdict(bytes, &mut out);
+    match (raw, Case::from_json(bytes)) {
+        (Err(VerdictError::Invalid(_)), Err(_)) => {
+            assert!(out.is_empty(), "a refused case wrote {} bytes", out.len())
+        }
+        (Ok(zone), Ok(case)) => {
+            let mut expected =
+                serde_json::to_vec(&model::outcome(&case)).expect("an outcome encodes");
+            expected.push(b'\n');
+            assert!(
+                out == expected,
+                "verdict wrote\n{}\nwhere the model says\n{}",
+                String::from_utf8_lossy(&out),
+                String::from_utf8_lossy(&expected)
+            );
+            assert_eq!(zone, model::zone(&case), "the zones differ");
+        }
+        (Err(VerdictError::Invalid(e)), Ok(_)) => {
+            panic!("verdict refused a case Case::from_json reads: {e}")
+        }
+        (Ok(_), Err(e)) => panic!("verdict accepted a case Case::from_json refuses: {e}"),
+        (Err(VerdictError::Write(e)), _) => panic!("writing to memory failed: {e}"),
+    }
+}
+
+/// The options an input's first byte picks: the reading of ¶3 and whether
+/// the order of `tool_artifacts` is strict.
+pub fn options(byte: u8) -> Options {
+    Options {
+        prose: [ProseMode::DataOnly, ProseMode::Letter, ProseMode::Exact][usize::from(byte % 3)],
+        strict_order: byte & 4 != 0,
+        siblings: false,
+    }
+}
+
+/// `check` on any case and outcome: the input is a byte of options, the
+/// case, a NUL, and the observed outcome. It never panics, and judges the
+/// same way twice; and whatever the observed outcome, the reference
+/// outcome of a valid case conforms (no false alarm against the model).
+pub fn check(bytes: &[u8]) {
+    let Some((&byte, rest)) = bytes.split_first() else {
+        return;
+    };
+    let options = options(byte);
+    let mut parts = rest.splitn(2, |b| *b == 0);
+    let case = parts.next().unwrap_or_default();
+    let observed = parts.next().unwrap_or_default();
+    let Ok(case) = Case::from_json(case) else {
+        return;
+    };
+    let reference = serde_json::to_value(model::outcome(&case)).expect("an outcome encodes");
+    let judged = judge::judge(&case, &reference, options).expect("the reference is an outcome");
+    assert!(
+        judged.conforms(),
+        "the reference outcome violates: {:?}",
+        judged.violations
+    );
+    let Ok(observed) = wire::parse::<Value>(observed) else {
+        return;
+    };
+    let first = judge::judge(&case, &observed, options);
+    let again = judge::judge(&case, &observed, options);
+    assert_eq!(first, again, "two judgements of one outcome differ");
+}

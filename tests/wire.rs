@@ -1,0 +1,436 @@
+//! The wire contract's reading of a case (`src/wire.rs`), in process: each
+//! row is a document and what it must come to, run through one `check`
+//! helper that reads it both ways, as a tree (`Case::from_json`) and the way
+//! `verdict` does (`RawCase::from_json`, payloads and composite `data` left
+//! as raw slices of the input).
+//!
+//! A refused document must be refused by both readings in the same one-line
+//! words, naming what matters (the field, the call, the reason). A read
+//! document must be read by both, and the raw reading, with each slice put
+//! back, must equal serde_json's own reading of the document, while the
+//! slices are exactly the object payloads of `artifacts` entries and the
+//! arrays and objects in `data` (but a `data` carrying the reserved key),
+//! byte for byte as written.
+
+use rt_tool_3::wire::{kind, Call, Case, RawCase, ToolArtifact, MAX_DEPTH, RESERVED_KEY};
+use serde_json::{json, Value};
+
+/// What a document must come to.
+#[derive(Clone, Copy)]
+enum Expect<'a> {
+    /// Read, with these slices of it (in document order) left raw.
+    Read(&'a [&'a str]),
+    /// Refused in one line that says each of these fragments.
+    Refused(&'a [&'a str]),
+}
+use Expect::{Read, Refused};
+
+/// Reads `input` both ways and holds the readings to `expected`.
+fn check(input: &str, expected: Expect) {
+    let tree = Case::from_json(input.as_bytes());
+    let raw = RawCase::from_json(input.as_bytes());
+    match expected {
+        Refused(says) => {
+            let refusal = tree.expect_err(&format!("refused: {input}"));
+            assert_eq!(
+                raw.err(),
+                Some(refusal.clone()),
+                "the raw reading refuses {input} in the tree's words"
+            );
+            let line = refusal.to_string();
+            assert!(!line.contains('\n'), "one line: {line}");
+            for fragment in says {
+                assert!(line.contains(fragment), "{line:?} lacks {fragment:?}");
+            }
+        }
+        Read(slices) => {
+            let case = tree.unwrap_or_else(|e| panic!("{input} refused: {e}"));
+            let raw = raw.unwrap_or_else(|e| panic!("the raw reading of {input} refused: {e}"));
+            // The tree is serde_json's reading of the document.
+            let json = serde_reading(input);
+            assert_eq!(case.exposed, json["exposed"].as_bool(), "{input}");
+            let calls = json["calls"].as_array().expect("calls");
+            assert_eq!(case.calls.len(), calls.len(), "{input}");
+            for (call, written) in case.calls.iter().zip(calls) {
+                assert_eq!(call.tool_call_id, written["tool_call_id"], "{input}");
+                assert_eq!(call.result, written["result"], "{input}");
+            }
+            // The raw slices: the expected ones, each a slice of the input
+            // itself (never a copy), as written.
+            let kept: Vec<&str> = raw.raw.iter().map(|r| r.get()).collect();
+            assert_eq!(kept, slices, "the slices left raw in {input}");
+            let within = input.as_bytes().as_ptr_range();
+            for slice in &raw.raw {
+                assert!(within.contains(&slice.get().as_ptr()), "{slice} is copied");
+            }
+            // Each placeholder put back, the raw reading is the tree.
+            assert_eq!(put_back(&raw), case, "{input}");
+        }
+    }
+}
+
+/// The raw reading's case with the raw text each placeholder stands for
+/// (in `data` and in the payload of an `artifacts` entry) read back in.
+fn put_back(raw: &RawCase) -> Case {
+    let read_back = |v: &mut Value| {
+        if let Some(text) = raw.raw(v) {
+            *v = serde_reading(text.get());
+        }
+    };
+    let mut case = raw.case.clone();
+    for call in &mut case.calls {
+        if let Some(data) = call.result.get_mut("data") {
+            read_back(data);
+        }
+        if let Some(Value::Array(entries)) = call.result.get_mut("artifacts") {
+            for payload in entries.iter_mut().filter_map(|e| e.get_mut("payload")) {
+                read_back(payload);
+            }
+        }
+    }
+    case
+}
+
+/// serde_json's own reading of a JSON text, at any depth.
+fn serde_reading(text: &str) -> Value {
+    use serde::Deserialize;
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    let value = Value::deserialize(&mut de).expect("JSON");
+    de.end().expect("nothing after it");
+    value
+}
+
+/// A case of one call `c1` whose result is `result`, as written.
+fn one(result: &str) -> String {
+    format!(r#"{{"calls": [{{"tool_call_id": "c1", "result": {result}}}]}}"#)
+}
+
+/// A case of one successful call whose `data` is `data`, as written.
+fn data(data: &str) -> String {
+    one(&format!(r#"{{"success": true, "data": {data}}}"#))
+}
+
+#[test]
+fn the_shape_and_its_refusals() {
+    let rows: &[(&str, Expect)] = &[
+        (r#"{"calls": []}"#, Read(&[])),
+        (r#"{"exposed": true, "calls": []}"#, Read(&[])),
+        (r#"{"exposed": false, "calls": []}"#, Read(&[])),
+        (r#"{"calls": [], "exposed": null}"#, Read(&[])),
+        // Not the shape.
+        ("[]", Refused(&["expected a case: an object with `calls`"])),
+        (
+            r#"{"calls": {}}"#,
+            Refused(&["expected `calls` to be an array of calls"]),
+        ),
+        (
+            r#"{"calls": [{"tool_call_id": "a", "result": 1}, 5]}"#,
+            Refused(&["expected calls[1] to be an object with `tool_call_id` and `result`"]),
+        ),
+        (r#"{"exposed": true}"#, Refused(&["missing field `calls`"])),
+        (
+            r#"{"calls": [{"result": 1}]}"#,
+            Refused(&["calls[0] is missing field `tool_call_id`"]),
+        ),
+        (
+            r#"{"calls": [{"tool_call_id": "a", "result": 1}, {"tool_call_id": "b"}]}"#,
+            Refused(&["calls[1] (tool_call_id \"b\") is missing field `result`"]),
+        ),
+        (r#"{"calls": []} x"#, Refused(&["trailing characters"])),
+        // Unknown fields, at the top and in a call.
+        (
+            r#"{"calls": [], "Exposed": true}"#,
+            Refused(&[
+                "unknown top-level field `Exposed`",
+                "only `exposed` and `calls`",
+            ]),
+        ),
+        (
+            r#"{"calls": [{"tool_call_id": "a", "result": 1, "id": "b"}]}"#,
+            Refused(&["calls[0] has an unknown field `id`"]),
+        ),
+        // A case's own fields, twice.
+        (
+            r#"{"exposed": true, "exposed": true, "calls": []}"#,
+            Refused(&["duplicate field `exposed`"]),
+        ),
+        (
+            r#"{"calls": [], "calls": []}"#,
+            Refused(&["duplicate field `calls`"]),
+        ),
+        (
+            r#"{"calls": [{"tool_call_id": "a", "tool_call_id": "a", "result": 1}]}"#,
+            Refused(&["calls[0] has a duplicate field `tool_call_id`"]),
+        ),
+        (
+            r#"{"calls": [{"tool_call_id": "a", "result": 1}, {"tool_call_id": "b", "result": 1, "result": 2}]}"#,
+            Refused(&["calls[1] has a duplicate field `result`"]),
+        ),
+        // RT-TOOL-9: one id, two calls.
+        (
+            r#"{"calls": [{"tool_call_id": "a", "result": 1}, {"tool_call_id": "b", "result": 1}, {"tool_call_id": "a", "result": 2}]}"#,
+            Refused(&[
+                "calls[2] reuses tool_call_id \"a\" of calls[0]",
+                "RT-TOOL-9",
+            ]),
+        ),
+        // serde_json adds where.
+        (
+            "{\"calls\": [],\n \"exposed\": 1}",
+            Refused(&["at line 2 column"]),
+        ),
+    ];
+    for (input, expected) in rows {
+        check(input, *expected);
+    }
+}
+
+/// `exposed` and a call id name the JSON type they were given instead.
+#[test]
+fn a_wrong_type_is_named() {
+    let values = [
+        json!(null),
+        json!(true),
+        json!(1.5),
+        json!("yes"),
+        json!([]),
+        json!({}),
+    ];
+    let names = [
+        "null",
+        "a boolean",
+        "a number",
+        "a string",
+        "an array",
+        "an object",
+    ];
+    for (value, name) in values.iter().zip(names) {
+        assert_eq!(kind(value), name);
+        // `exposed` may be a boolean or null, nothing else.
+        let case = json!({"exposed": value, "calls": []}).to_string();
+        if value.is_boolean() || value.is_null() {
+            check(&case, Read(&[]));
+        } else {
+            let says = format!("`exposed` must be true, false or null, not {name}");
+            check(&case, Refused(&[&says]));
+        }
+        // A call id is a string and nothing else; the second call's is named.
+        let case = json!({"calls": [{"tool_call_id": "a", "result": 1},
+            {"tool_call_id": value, "result": 1}]})
+        .to_string();
+        if value.is_string() {
+            check(&case, Read(&[]));
+        } else {
+            let says = format!("calls[1].tool_call_id must be a string, not {name}");
+            check(&case, Refused(&[&says]));
+        }
+    }
+}
+
+/// Which parts of a result are left raw, and that each reads back as
+/// serde_json reads it: numbers with every digit, whitespace, nesting, key
+/// order, a duplicated key's last value.
+#[test]
+fn payloads_and_composite_data_stay_raw_slices() {
+    let deep = format!("{}1{}", "[".repeat(40), "]".repeat(40));
+    let rows: Vec<(String, Vec<&str>)> = vec![
+        // A result that is not an object holds no slice.
+        (one("12.50"), vec![]),
+        (one(r#""text""#), vec![]),
+        (one("null"), vec![]),
+        (one(r#"[{"payload": {"a": 1}}]"#), vec![]),
+        // `data`: an object or an array is raw, with its spaces inside.
+        (data(r#"{ "b" : 1.0e3 , "a" : [ 1 , 2 ] }"#), vec![r#"{ "b" : 1.0e3 , "a" : [ 1 , 2 ] }"#]),
+        (data(r#"[ "x" , {"y": null} ]"#), vec![r#"[ "x" , {"y": null} ]"#]),
+        (data(r#""prose""#), vec![]),
+        (data("-0.0"), vec![]),
+        (data("{}"), vec!["{}"]),
+        (data(&deep), vec![&deep]),
+        // ... but a `data` carrying the reserved key is read whole.
+        (data(&format!(r#"{{"x": 1, "{RESERVED_KEY}": [{{"type": "t", "payload": {{}}}}]}}"#)), vec![]),
+        (data(r#"{"artifact": [1]}"#), vec![r#"{"artifact": [1]}"#]),
+        // Only `data` is raw among a result's own fields.
+        (one(r#"{"meta": {"a": 1}, "list": [1], "data": 1}"#), vec![]),
+        // A repeated key keeps its last value, raw or not.
+        (one(r#"{"data": {"first": 1}, "data": [2]}"#), vec!["[2]"]),
+        (one(r#"{"data": [1], "data": "last"}"#), vec![]),
+        // `artifacts`: the object payload of each object entry, exactly
+        // as written (escapes, every digit), and nothing else.
+        (
+            one(r#"{"success": true, "data": null, "artifacts": [
+                {"type": "t", "payload": {"n": 1e400, "m": 0.10, "big": 123456789012345678901234567890}},
+                "entry as text", 5, null, [{"payload": {"a": 1}}],
+                {"type": {"k": 1}, "payload": "not an object", "extra": {"x": 1}},
+                {"payload": [1, 2]},
+                {"payload": {"s": "\ud83d\ude00 \"q\" \\ \/"}, "payload": {"last": true}}]}"#),
+            vec![
+                r#"{"n": 1e400, "m": 0.10, "big": 123456789012345678901234567890}"#,
+                r#"{"last": true}"#,
+            ],
+        ),
+        // `artifacts` that is not an array is read as it is.
+        (one(r#"{"artifacts": "[{\"type\": \"t\", \"payload\": {}}]"}"#), vec![]),
+        (one(r#"{"artifacts": {"payload": {"a": 1}}}"#), vec![]),
+        // Slices in the order of the document, over several calls.
+        (
+            r#"{"exposed": true, "calls": [
+                {"tool_call_id": "c1", "result": {"artifacts": [{"type": "a", "payload": {"i": 0}}], "data": {"i": 1}}},
+                {"tool_call_id": "c2", "result": {"data": [2], "artifacts": [{"type": "b", "payload": {"i": 3}}]}}]}"#
+                .to_string(),
+            vec![r#"{"i": 0}"#, r#"{"i": 1}"#, "[2]", r#"{"i": 3}"#],
+        ),
+    ];
+    for (input, slices) in &rows {
+        check(input, Read(slices));
+    }
+}
+
+/// serde_json checks a `\u` escape's pairing only where it decodes a
+/// string, so the raw slices are searched for a lone surrogate half, which
+/// is refused as the tree refuses it; a pair, or text that only looks like
+/// an escape, is read.
+#[test]
+fn a_lone_surrogate_in_a_raw_slice_is_refused() {
+    let lone = &["hex escape", "must be half of a surrogate pair"];
+    let rows: &[(&str, Expect)] = &[
+        (r#""\ud800""#, Refused(lone)),
+        (r#""\udfff""#, Refused(lone)),
+        (r#""\udbff\u0041""#, Refused(lone)),
+        (r#""\ud83d\ude00\udc00""#, Refused(lone)),
+        (r#""\u0041\ud800""#, Refused(lone)),
+        (r#""\n\ud800""#, Refused(lone)),
+        (r#""\\\ud800""#, Refused(lone)),
+        (r#""\ud83d\ude00""#, Read(&[])),
+        (r#""\udbff\udfff \ud800\udc00""#, Read(&[])),
+        (r#""\\ud800""#, Read(&[])),
+        (r#""\u005cud800""#, Read(&[])),
+        (r#""\"\ud83d\ude00""#, Read(&[])),
+    ];
+    for (string, expected) in rows {
+        // In a raw `data` and in a raw payload, alike.
+        let raw_data = format!(r#"{{"s": {string}}}"#);
+        let raw_payload = format!(r#"{{"p": [{string}]}}"#);
+        let places = [
+            data(&raw_data),
+            one(&format!(
+                r#"{{"artifacts": [{{"type": "t", "payload": {raw_payload}}}]}}"#
+            )),
+        ];
+        let slices = [[raw_data.as_str()], [raw_payload.as_str()]];
+        for (input, slices) in places.iter().zip(&slices) {
+            match expected {
+                Read(_) => check(input, Read(slices)),
+                Refused(_) => check(input, *expected),
+            }
+        }
+    }
+}
+
+/// A `\u` escape cut short is refused with a word on what an escape takes.
+#[test]
+fn a_bad_escape_is_explained() {
+    check(
+        &one(r#""\ud800 alone""#),
+        Refused(&["hex escape", "four hex digits", "\\uD800 to \\uDFFF"]),
+    );
+    check(&one(r#""\u12""#), Refused(&["invalid escape"]));
+}
+
+/// Nesting is bounded at `MAX_DEPTH` before anything is parsed, counting
+/// only brackets outside strings, and the refusal says where.
+#[test]
+fn nesting_is_bounded() {
+    let n = MAX_DEPTH;
+    let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    // The result's own brackets under the case's three (`{`, `[`, `{`).
+    check(&one(&nested(n - 3)), Read(&[]));
+    check(&data(&nested(n - 4)), Read(&[&nested(n - 4)]));
+    let over = "nesting deeper than 512 levels";
+    check(
+        &one(&nested(n - 2)),
+        Refused(&[over, "(the oracle's own limit)"]),
+    );
+    check(
+        &data(&format!("{}{}", "{\"a\": ".repeat(n), "}".repeat(n))),
+        Refused(&[over]),
+    );
+    // Where: the 513th opening, on line 3, after `"result": ` (10 bytes)
+    // and 509 openings of the result's own: column 10 + 510.
+    let lines = format!(
+        "{{\"calls\": [\n{{\"tool_call_id\": \"a\",\n\"result\": {}}}]}}",
+        nested(600)
+    );
+    check(&lines, Refused(&[&format!("{over} at line 3 column 520 ")]));
+    // Measured before it is parsed: an unclosed run of either bracket.
+    check(
+        &"[".repeat(600),
+        Refused(&[&format!("{over} at line 1 column 513 ")]),
+    );
+    check(
+        &"{".repeat(600),
+        Refused(&[&format!("{over} at line 1 column 513 ")]),
+    );
+    // Many brackets, but not deep: side by side, or inside strings
+    // (after an escaped quote, or after an escaped backslash).
+    let side_by_side = format!("[{}]", vec!["[]"; 600].join(","));
+    check(&one(&side_by_side), Read(&[]));
+    check(&data(&side_by_side), Read(&[&side_by_side]));
+    let brackets = "[{".repeat(600);
+    check(&one(&format!(r#""{brackets}""#)), Read(&[]));
+    check(&one(&format!(r#""\"{brackets}""#)), Read(&[]));
+    let after_backslash = format!(r#"["\\", {}]"#, nested(n - 3));
+    check(&one(&after_backslash), Refused(&[over]));
+}
+
+/// Debug output speaks the domain: a call is its id and what its tool
+/// returned, an artifact is its call's id and then the artifact, a case
+/// says its exposure (`default` when the author left it) and its calls.
+#[test]
+fn debug_output_names_what_a_reader_needs() {
+    let result = json!({"success": true, "data": "ok", "n": 1.50});
+    let call = Call {
+        tool_call_id: "call-7".into(),
+        result: result.clone(),
+    };
+    let shown = format!("{call:?}");
+    let (id, rest) = shown.split_once(" → ").expect("id → result");
+    assert_eq!(id, "call-7");
+    assert_eq!(serde_json::from_str::<Value>(rest).expect("JSON"), result);
+
+    let payload = json!({"url": "https://example.com/node/5"});
+    let artifact = ToolArtifact {
+        kind: "link".into(),
+        payload: payload.clone(),
+        tool_call_id: "call-7".into(),
+    };
+    let shown = format!("{artifact:?}");
+    let inner = shown
+        .strip_prefix("call-7⟨")
+        .and_then(|s| s.strip_suffix('⟩'))
+        .unwrap_or_else(|| panic!("call id⟨artifact⟩: {shown}"));
+    let (kind, payload_text) = inner.split_once(' ').expect("type payload");
+    assert_eq!(kind, "link");
+    assert_eq!(
+        serde_json::from_str::<Value>(payload_text).expect("JSON"),
+        payload
+    );
+
+    for (exposed, says) in [
+        (Some(true), "exposed: true"),
+        (Some(false), "exposed: false"),
+        (None, "exposed: default"),
+    ] {
+        let case = Case {
+            exposed,
+            calls: vec![call.clone()],
+        };
+        let shown = format!("{case:?}");
+        assert!(shown.starts_with("Case {"), "{shown}");
+        assert!(shown.contains(says), "{shown} lacks {says}");
+        assert!(
+            shown.contains(&format!("{call:?}")),
+            "{shown} lacks the call"
+        );
+    }
+}

@@ -923,32 +923,29 @@ impl Sent {
         }
         let not_an_outcome =
             |e: judge::NotAnOutcome| Fault::Garbage(format!("the outcome is not an object: {e}"));
+        let mut reference = model::outcome(&self.case);
+        let first = judge::judge_against(&self.case, zone.clone(), &reference, &runs[0], options)
+            .map_err(not_an_outcome)?;
         // The marked sibling's reference differs from the case's in
-        // `exposed` and, through the markers, in its prose alone.
-        let reference = model::outcome(&self.case);
-        let marked_reference = Outcome {
-            messages: self
-                .marked
-                .case
-                .calls
-                .iter()
-                .map(model::clause_3_prose)
-                .collect(),
-            exposed: model::clause_2_not_exposed_by_default(self.marked.case.exposed),
-            tool_artifacts: reference.tool_artifacts.clone(),
-        };
-        let judgements = [
-            judge::judge_against(&self.case, zone.clone(), &reference, &runs[0], options)
-                .map_err(not_an_outcome)?,
-            judge::judge_against(
-                &self.marked.case,
-                zone.clone(),
-                &marked_reference,
-                &runs[1],
-                options,
-            )
-            .map_err(not_an_outcome)?,
-        ];
+        // `exposed` and, through the markers, in its prose alone: the same
+        // outcome, those two changed (its artifacts are not copied).
+        reference.messages = self
+            .marked
+            .case
+            .calls
+            .iter()
+            .map(model::clause_3_prose)
+            .collect();
+        reference.exposed = model::clause_2_not_exposed_by_default(self.marked.case.exposed);
+        let second = judge::judge_against(
+            &self.marked.case,
+            zone.clone(),
+            &reference,
+            &runs[1],
+            options,
+        )
+        .map_err(not_an_outcome)?;
+        let judgements = [first, second];
         let warnings = judgements.iter().map(|j| j.warnings.len() as u64).sum();
         // Which of the first two runs had the port exposed.
         let (shown, hidden) = if self.case.exposed == Some(true) {
@@ -1193,7 +1190,14 @@ impl Tokens {
                 .state
                 .wrapping_mul(6_364_136_223_846_793_005)
                 .wrapping_add(1_442_695_040_888_963_407);
-            let token = format!("{prefix}{:016x}", self.state);
+            // `format!("{prefix}{:016x}")`, without the formatting machinery:
+            // a case's siblings take a few dozen tokens.
+            let mut token = String::with_capacity(prefix.len() + 16);
+            token.push_str(prefix);
+            for shift in (0..16).rev() {
+                let digit = (self.state >> (shift * 4)) & 0xf;
+                token.push(char::from(b"0123456789abcdef"[digit as usize]));
+            }
             if !self.taken.iter().any(|s| s.contains(&token)) {
                 return token;
             }

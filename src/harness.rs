@@ -272,24 +272,11 @@ impl Process {
     /// cannot take a request shows it in the replies (it crashed, or no reply
     /// comes within the timeout).
     pub fn send_cases(&mut self, cases: &[&Case]) {
-        #[derive(serde::Serialize)]
-        struct Run<'a> {
-            cmd: &'static str,
-            seq: u64,
-            case: &'a Case,
-        }
         let mut lines = Vec::new();
         for case in cases {
             self.seq += 1;
             self.requests += 1;
-            line(
-                &mut lines,
-                &Run {
-                    cmd: "run",
-                    seq: self.seq,
-                    case,
-                },
-            );
+            run_request(&mut lines, self.seq, case);
         }
         self.send_lines(lines);
     }
@@ -443,6 +430,17 @@ impl Drop for Process {
             let _ = self.child.wait();
         }
     }
+}
+
+/// Appends the request to run `case` as request `seq` to `lines`, as one
+/// line: `{"cmd":"run","seq":N,"case":{…}}`, the bytes serde_json writes
+/// for it, written by [`Case::write_json`].
+pub fn run_request(lines: &mut Vec<u8>, seq: u64, case: &Case) {
+    lines.extend_from_slice(b"{\"cmd\":\"run\",\"seq\":");
+    lines.extend_from_slice(seq.to_string().as_bytes());
+    lines.extend_from_slice(b",\"case\":");
+    case.write_json(lines);
+    lines.extend_from_slice(b"}\n");
 }
 
 /// Appends `request` to `lines` as one line of JSON.

@@ -654,3 +654,56 @@ fn regressions_are_saved_atomically_in_proptests_format() {
     assert_eq!(leftovers, 1, "a temporary file was left behind");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+// ---------------------------------------------------------------------------
+// The requests `diff` writes
+
+/// Every request `diff` writes is the very line serde_json writes for it:
+/// the case and its siblings, key order, digits and escapes alike.
+fn written_as_serde_writes(case: &Case) -> Result<(), TestCaseError> {
+    for (seq, sibling) in rt_tool_3::diff::siblings(case, rt_tool_3::judge::ProseMode::DataOnly)
+        .iter()
+        .enumerate()
+    {
+        let mut ours = Vec::new();
+        rt_tool_3::harness::run_request(&mut ours, seq as u64 + 1, sibling);
+        let mut theirs =
+            serde_json::to_vec(&json!({"cmd": "run", "seq": seq + 1, "case": sibling})).unwrap();
+        theirs.push(b'\n');
+        prop_assert_eq!(
+            String::from_utf8_lossy(&ours),
+            String::from_utf8_lossy(&theirs)
+        );
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn requests_are_written_as_serde_json_writes_them(case in gen::case()) {
+        written_as_serde_writes(&case)?;
+    }
+
+    /// Strings at every offset from an eight-byte word, each character that
+    /// needs an escape among plain ASCII and non-ASCII text.
+    #[test]
+    fn strings_are_escaped_as_serde_json_escapes_them(
+        parts in vec(prop_oneof![
+            (0u8..0x80).prop_map(|b| char::from(b).to_string()),
+            Just("é€😀".to_owned()),
+            "[a-z]{0,17}",
+        ], 0..12)
+    ) {
+        let text: String = parts.concat();
+        let case = Case {
+            exposed: None,
+            calls: vec![Call {
+                tool_call_id: text.clone(),
+                result: json!({"data": text.clone(), text.clone(): [text, 1.25, -0, null, true]}),
+            }],
+        };
+        written_as_serde_writes(&case)?;
+    }
+}

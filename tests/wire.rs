@@ -65,6 +65,9 @@ fn check(input: &str, expected: Expect) {
             }
             // Each placeholder put back, the raw reading is the tree.
             assert_eq!(put_back(&raw), case, "{input}");
+            // Written back (as `diff` writes its requests), it is the very
+            // bytes serde_json writes.
+            written_as_serde_writes(&case);
         }
     }
 }
@@ -99,6 +102,17 @@ fn serde_reading(text: &str) -> Value {
     let value = Value::deserialize(&mut de).expect("JSON");
     de.end().expect("nothing after it");
     value
+}
+
+/// `Case::write_json` writes `case` as the very bytes serde_json writes.
+fn written_as_serde_writes(case: &Case) {
+    let mut ours = Vec::new();
+    case.write_json(&mut ours);
+    let theirs = serde_json::to_vec(case).expect("a case encodes");
+    assert_eq!(
+        String::from_utf8_lossy(&ours),
+        String::from_utf8_lossy(&theirs)
+    );
 }
 
 /// A case of one call `c1` whose result is `result`, as written.
@@ -432,5 +446,40 @@ fn debug_output_names_what_a_reader_needs() {
             shown.contains(&format!("{call:?}")),
             "{shown} lacks the call"
         );
+    }
+}
+
+/// Every character that needs an escape, and some that do not, at every
+/// offset of a string up to twice the 32 bytes `write_json` looks at in one
+/// go, before and after plain text: written as serde_json writes it.
+#[test]
+fn strings_are_written_as_serde_json_writes_them() {
+    let mut specials: Vec<String> = (0u8..0x20).map(|b| char::from(b).to_string()).collect();
+    specials.extend(["\"", "\\", "/", "\u{7f}", "é", "€", "😀", "a"].map(String::from));
+    for special in &specials {
+        for before in 0..70 {
+            for after in [0, 1, 31, 33] {
+                let text = format!("{}{special}{}", "p".repeat(before), "q".repeat(after));
+                let twice = format!("{text}{special}");
+                written_as_serde_writes(&Case {
+                    exposed: Some(before % 2 == 0),
+                    calls: vec![Call {
+                        tool_call_id: text.clone(),
+                        result: json!({&text: [twice, 1.5, -0, 12345678901234567890u64, null, true, false, {}, []]}),
+                    }],
+                });
+            }
+        }
+    }
+    for calls in 0..3 {
+        written_as_serde_writes(&Case {
+            exposed: None,
+            calls: (0..calls)
+                .map(|i| Call {
+                    tool_call_id: format!("c{i}"),
+                    result: json!({"success": true, "data": "d"}),
+                })
+                .collect(),
+        });
     }
 }

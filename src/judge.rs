@@ -822,15 +822,8 @@ fn call_index(calls: &[Call]) -> HashMap<&str, usize> {
     index
 }
 
-/// A 64-bit hash of anything hashable, the same on every run.
-fn hash_of(x: impl Hash) -> u64 {
-    let mut h = DefaultHasher::new();
-    x.hash(&mut h);
-    h.finish()
-}
-
-/// Positions in a list, in order, that share a hash, and how many of the
-/// first are known to be used (they stay used).
+/// Positions in a list, in order, that share an index key, and how many of
+/// the first are known to be used (they stay used).
 #[derive(Default)]
 struct Bucket {
     items: Vec<usize>,
@@ -839,32 +832,39 @@ struct Bucket {
 
 impl Bucket {
     /// The first item that passes `test`, skipping used ones if `used` is
-    /// given.
+    /// given. The used items at the front are skipped for good, so finding
+    /// each of n alike artifacts in turn looks at each item about once.
     fn first(
         &mut self,
         used: Option<&[bool]>,
         mut test: impl FnMut(usize) -> bool,
     ) -> Option<usize> {
+        let mut visited = 0;
         let from = match used {
             Some(used) => {
-                while self.items.get(self.used_before).is_some_and(|&p| used[p]) {
-                    self.used_before += 1;
-                }
+                let skip = self.items[self.used_before..]
+                    .iter()
+                    .take_while(|&&p| used[p])
+                    .count();
+                visited += skip as u64;
+                self.used_before += skip;
                 self.used_before
             }
             None => 0,
         };
-        self.items[from..]
-            .iter()
-            .copied()
-            .find(|&p| used.is_none_or(|used| !used[p]) && test(p))
+        let found = self.items[from..].iter().copied().find(|&p| {
+            visited += 1;
+            used.is_none_or(|used| !used[p]) && test(p)
+        });
+        tally(|w| w.visited += visited);
+        found
     }
 }
 
 /// The artifacts that may land on the port, which of them have, and
 /// indexes that find one by call id, `type` and payload in constant time:
-/// the payload by [`json_hash`], so `1` finds `1.0`, then checked with
-/// [`json_eq`].
+/// the call id and `type` exactly (each numbered), the payload by
+/// [`json_hash`], so `1` finds `1.0`, then checked with [`json_eq`].
 struct Pool<'p> {
     artifacts: &'p [ToolArtifact],
     /// Which artifacts an observed entry has matched.
@@ -873,12 +873,17 @@ struct Pool<'p> {
     kept: Vec<usize>,
     /// Each artifact's payload's [`json_hash`].
     hashes: Vec<u64>,
+    /// Each call id and each type among the artifacts, numbered.
+    ids: HashMap<&'p str, usize>,
+    kinds: HashMap<&'p str, usize>,
+    /// Each artifact's call id and type, by their numbers.
+    numbers: Vec<(usize, usize)>,
     /// By call id, type and payload.
-    by_call: HashMap<u64, Bucket>,
+    by_call: HashMap<(usize, usize, u64), Bucket>,
     /// By type and payload, whatever the call; built when first needed.
-    by_artifact: Option<HashMap<u64, Bucket>>,
+    by_artifact: Option<HashMap<(usize, u64), Bucket>>,
     /// By call id and type; built when first needed.
-    by_kind: Option<HashMap<u64, Bucket>>,
+    by_kind: Option<HashMap<(usize, usize), Bucket>>,
 }
 
 impl<'p> Pool<'p> {
@@ -893,16 +898,36 @@ impl<'p> Pool<'p> {
             })
             .collect();
         let hashes: Vec<u64> = artifacts.iter().map(|a| json_hash(&a.payload)).collect();
-        let mut by_call: HashMap<u64, Bucket> = HashMap::new();
-        for (p, a) in artifacts.iter().enumerate() {
-            let key = hash_of((&a.tool_call_id, &a.kind, hashes[p]));
-            by_call.entry(key).or_default().items.push(p);
+        let (mut ids, mut kinds) = (HashMap::new(), HashMap::new());
+        let number = |map: &mut HashMap<&'p str, usize>, s: &'p str| {
+            let next = map.len();
+            *map.entry(s).or_insert(next)
+        };
+        let numbers: Vec<(usize, usize)> = artifacts
+            .iter()
+            .map(|a| {
+                (
+                    number(&mut ids, &a.tool_call_id),
+                    number(&mut kinds, &a.kind),
+                )
+            })
+            .collect();
+        let mut by_call: HashMap<(usize, usize, u64), Bucket> = HashMap::new();
+        for (p, &(id, kind)) in numbers.iter().enumerate() {
+            by_call
+                .entry((id, kind, hashes[p]))
+                .or_default()
+                .items
+                .push(p);
         }
         Pool {
             artifacts,
             used: vec![false; artifacts.len()],
             kept,
             hashes,
+            ids,
+            kinds,
+            numbers,
             by_call,
             by_artifact: None,
             by_kind: None,
@@ -919,76 +944,70 @@ impl<'p> Pool<'p> {
         payload: &Value,
         hash: u64,
     ) -> Option<(usize, Eq)> {
-        let kind_ = kind_.as_str()?;
+        let kind = *self.kinds.get(kind_.as_str()?)?;
         let artifacts = self.artifacts;
-        if id.is_none() {
-            self.by_artifact();
-        }
         let bucket = match id {
-            Some(id) => self.by_call.get_mut(&hash_of((id, kind_, hash)))?,
-            None => self
-                .by_artifact
-                .as_mut()?
-                .get_mut(&hash_of((kind_, hash)))?,
+            Some(id) => {
+                let id = *self.ids.get(id)?;
+                self.by_call.get_mut(&(id, kind, hash))?
+            }
+            None => by_artifact(&mut self.by_artifact, &self.numbers, &self.hashes)
+                .get_mut(&(kind, hash))?,
         };
         let mut eq = Eq::Different;
         bucket
             .first(Some(&self.used), |p| {
-                let a = &artifacts[p];
-                id.is_none_or(|id| a.tool_call_id == id) && a.kind == kind_ && {
-                    eq = json_eq(&a.payload, payload);
-                    eq != Eq::Different
-                }
+                eq = json_eq(&artifacts[p].payload, payload);
+                eq != Eq::Different
             })
             .map(|p| (p, eq))
     }
 
     /// The first artifact, used or not, with this `type` and payload.
     fn first(&mut self, kind_: &Value, payload: &Value, hash: u64) -> Option<usize> {
-        let kind_ = kind_.as_str()?;
+        let kind = *self.kinds.get(kind_.as_str()?)?;
         let artifacts = self.artifacts;
-        self.by_artifact()
-            .get_mut(&hash_of((kind_, hash)))?
+        by_artifact(&mut self.by_artifact, &self.numbers, &self.hashes)
+            .get_mut(&(kind, hash))?
             .first(None, |p| {
-                artifacts[p].kind == kind_
-                    && json_eq(&artifacts[p].payload, payload) != Eq::Different
+                json_eq(&artifacts[p].payload, payload) != Eq::Different
             })
     }
 
     /// The first unused artifact of call `id` with this `type`.
     fn unused_of_kind(&mut self, id: &str, kind_: &Value) -> Option<usize> {
-        let kind_ = kind_.as_str()?;
-        let artifacts = self.artifacts;
-        if self.by_kind.is_none() {
-            let mut index: HashMap<u64, Bucket> = HashMap::new();
-            for (p, a) in artifacts.iter().enumerate() {
-                let key = hash_of((&a.tool_call_id, &a.kind));
-                index.entry(key).or_default().items.push(p);
-            }
-            self.by_kind = Some(index);
-        }
-        let bucket = self.by_kind.as_mut()?.get_mut(&hash_of((id, kind_)))?;
-        bucket.first(Some(&self.used), |p| {
-            artifacts[p].tool_call_id == id && artifacts[p].kind == kind_
-        })
-    }
-
-    fn by_artifact(&mut self) -> &mut HashMap<u64, Bucket> {
-        let (artifacts, hashes) = (self.artifacts, &self.hashes);
-        self.by_artifact.get_or_insert_with(|| {
-            let mut index: HashMap<u64, Bucket> = HashMap::new();
-            for (p, a) in artifacts.iter().enumerate() {
-                let key = hash_of((&a.kind, hashes[p]));
+        let key = (*self.ids.get(id)?, *self.kinds.get(kind_.as_str()?)?);
+        let numbers = &self.numbers;
+        let by_kind = self.by_kind.get_or_insert_with(|| {
+            let mut index: HashMap<(usize, usize), Bucket> = HashMap::new();
+            for (p, &key) in numbers.iter().enumerate() {
                 index.entry(key).or_default().items.push(p);
             }
             index
-        })
+        });
+        by_kind.get_mut(&key)?.first(Some(&self.used), |_| true)
     }
 
     /// "artifact 2" of its call: the index among the call's kept artifacts.
     fn kept_name(&self, p: usize) -> String {
         format!("artifact {}", self.kept[p])
     }
+}
+
+/// The pool's index by type and payload, whatever the call, built in `slot`
+/// when first needed.
+fn by_artifact<'s>(
+    slot: &'s mut Option<HashMap<(usize, u64), Bucket>>,
+    numbers: &[(usize, usize)],
+    hashes: &[u64],
+) -> &'s mut HashMap<(usize, u64), Bucket> {
+    slot.get_or_insert_with(|| {
+        let mut index: HashMap<(usize, u64), Bucket> = HashMap::new();
+        for (p, &(_, kind)) in numbers.iter().enumerate() {
+            index.entry((kind, hashes[p])).or_default().items.push(p);
+        }
+        index
+    })
 }
 
 /// One entry a call's result could be said to hold ([`candidate_entries`]).
@@ -1683,6 +1702,8 @@ pub struct Work {
     pub hashed: u64,
     /// Bytes of prose, and of what the prose may draw on, the leak scan read.
     pub scanned: u64,
+    /// Entries of an index looked at to find an artifact in it.
+    pub visited: u64,
 }
 
 impl Work {
@@ -1698,13 +1719,14 @@ impl Work {
                 compared: after.compared - before.compared,
                 hashed: after.hashed - before.hashed,
                 scanned: after.scanned - before.scanned,
+                visited: after.visited - before.visited,
             },
         )
     }
 
     /// Every step, of every kind.
     pub fn total(self) -> u64 {
-        self.compared + self.hashed + self.scanned
+        self.compared + self.hashed + self.scanned + self.visited
     }
 }
 
@@ -1714,6 +1736,7 @@ thread_local! {
             compared: 0,
             hashed: 0,
             scanned: 0,
+            visited: 0,
         })
     };
 }

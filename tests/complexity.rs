@@ -174,6 +174,19 @@ fn repeats_of_one_artifact_are_diagnosed_in_n_log_n() {
 }
 
 #[test]
+fn alike_artifacts_are_matched_in_n_log_n() {
+    // n artifacts alike, landed in order: each is found past the ones
+    // already matched, which are skipped for good, not looked at again.
+    grows_as_n_log_n("alike", |n| {
+        let artifacts = vec![note(0); n];
+        let observed = artifacts.iter().map(|a| landed(a, "c0")).collect();
+        let (j, work) = judged(&one_call(artifacts), &outcome(observed));
+        assert!(j.conforms(), "{:?}", j.violations);
+        work
+    });
+}
+
+#[test]
 fn the_leak_scan_reads_each_text_once() {
     // n calls, each with its own data and an artifact: every call's
     // candidates are every other call's strings, yet each text is read

@@ -1229,3 +1229,36 @@ fn what_explains_an_entry_is_not_reported_missing_too() {
         &["has a payload that differs"],
     );
 }
+
+/// An artifact that landed under its own call and lands again under a
+/// sibling's id, where the sibling has nothing of its type, is that
+/// artifact carrying the sibling's id: the repeat is traced to the call
+/// whose artifact it is (here not the pool's first), not left unexplained.
+#[test]
+fn a_repeat_under_a_siblings_id_is_traced_to_its_call() {
+    let art = |t: &str, p: Value| json!({"type": t, "payload": p});
+    let on = |a: &Value, id: &str| {
+        let mut a = a.clone();
+        a["tool_call_id"] = json!(id);
+        a
+    };
+    let (note, link, file) = (
+        art("note", json!({"n": 0})),
+        art("link", json!({"url": "u1"})),
+        art("file", json!({"name": "f"})),
+    );
+    let case = json!({"calls": [
+        {"tool_call_id": "c0", "result": {"success": true, "data": "z", "artifacts": [note]}},
+        {"tool_call_id": "c1", "result": {"success": true, "data": "a", "artifacts": [link]}},
+        {"tool_call_id": "c2", "result": {"success": true, "data": "b", "artifacts": [file]}},
+    ]});
+    check(
+        &case,
+        json!({"messages": msgs(&[("c0", "z"), ("c1", "a"), ("c2", "b")]),
+            "tool_artifacts": [on(&note, "c0"), on(&link, "c1"), on(&link, "c2"), on(&file, "c2")],
+            "exposed": false}),
+        DEFAULT,
+        &[C1],
+        &["artifact 0 of call c1 carries tool_call_id c2"],
+    );
+}

@@ -173,6 +173,29 @@ fn repeats_of_one_artifact_are_diagnosed_in_n_log_n() {
     });
 }
 
+/// What the tests above count is counted: every kind of step, for each
+/// judgement afresh (the same judgement twice, the same work).
+#[test]
+fn every_kind_of_step_is_counted_for_each_judgement() {
+    let artifacts: Vec<Value> = (0..10).map(note).collect();
+    let observed: Vec<Value> = artifacts.iter().rev().map(|a| landed(a, "c0")).collect();
+    let (case, observed) = (one_call(artifacts), outcome(observed));
+    let (_, first) = judged(&case, &observed);
+    let (_, again) = judged(&case, &observed);
+    assert_eq!(
+        first, again,
+        "the second judgement counted the first's work too"
+    );
+    for (kind, steps) in [
+        ("compared", first.compared),
+        ("hashed", first.hashed),
+        ("scanned", first.scanned),
+        ("visited", first.visited),
+    ] {
+        assert!(steps > 0, "no step {kind}: {first:?}");
+    }
+}
+
 #[test]
 fn alike_artifacts_are_matched_in_n_log_n() {
     // n artifacts alike, landed in order: each is found past the ones

@@ -39,3 +39,8 @@ fn the_verdict_corpus_passes() {
 fn the_check_corpus_passes() {
     replay("check", 300, checks::check);
 }
+
+#[test]
+fn the_reply_corpus_passes() {
+    replay("reply", 300, checks::reply);
+}

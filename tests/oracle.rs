@@ -211,7 +211,12 @@ fn process_faults_exit_2_naming_the_case() {
     let faults = [
         ("crash", "crashed"),
         ("hang", "hung: no reply within 2s"),
-        ("garbage", "replied with garbage"),
+        // The line as the process wrote it, its newline left out.
+        (
+            "garbage",
+            "replied with garbage: expected value at line 1 column 1: \
+             Traceback (most recent call last): not json; the case: ",
+        ),
         ("wrong-seq", "answered request seq 1 with seq 2"),
         (
             "no-start",

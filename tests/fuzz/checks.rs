@@ -5,6 +5,7 @@
 //!
 //! A check panics when the property fails; libFuzzer records the input.
 
+use rt_tool_3::harness::{read_reply, Fault, Reply};
 use rt_tool_3::judge::{self, Options, ProseMode};
 use rt_tool_3::wire::{self, Case};
 use rt_tool_3::{model, VerdictError};
@@ -79,4 +80,80 @@ pub fn check(bytes: &[u8]) {
     let first = judge::judge(&case, &observed, options);
     let again = judge::judge(&case, &observed, options);
     assert_eq!(first, again, "two judgements of one outcome differ");
+}
+
+/// `read_reply` on any line: the input is a byte, the `seq` of the request,
+/// then the line. It never panics, answers the same twice, says each fault
+/// in one line of bounded length, and answers what the line says, read here
+/// with serde_json's own parser: garbage for what is not JSON, not an
+/// object, or an object with none of `outcome`, `errored: true` and
+/// `skipped: true`; a wrong seq for an object whose `seq` is not the
+/// request's, or that has none; otherwise its `outcome`, or that it errored
+/// or skipped, with its `message`.
+pub fn reply(bytes: &[u8]) {
+    let Some((&byte, line)) = bytes.split_first() else {
+        return;
+    };
+    let seq = u64::from(byte);
+    let answer = read_reply(line, seq);
+    assert_eq!(
+        answer,
+        read_reply(line, seq),
+        "two readings of one line differ"
+    );
+    if let Err(fault) = &answer {
+        let said = fault.to_string();
+        assert!(
+            !said.contains(['\n', '\r']) && said.chars().count() <= 1000,
+            "a fault said in more than one short line: {said:?}"
+        );
+    }
+    // serde_json stops at 128 levels; past them the crate's own reader,
+    // which goes to 512, says what the line is.
+    let value = match serde_json::from_slice::<Value>(line) {
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
+            wire::parse::<Value>(line).ok()
+        }
+        parsed => parsed.ok(),
+    };
+    let garbage = |why: &str| {
+        assert!(
+            matches!(answer, Err(Fault::Garbage(_))),
+            "{why}, yet the answer is {answer:?}"
+        )
+    };
+    let Some(value) = value else {
+        return garbage("the line is not JSON");
+    };
+    let Value::Object(reply) = &value else {
+        return garbage("the line is not an object");
+    };
+    let wrong_seq = |why: &str, says: &str| match &answer {
+        Err(Fault::WrongSeq { sent, got }) => {
+            assert_eq!(*sent, seq, "the fault names another request");
+            assert!(got.starts_with(says), "{got:?} does not say {says:?}");
+        }
+        other => panic!("{why}, yet the answer is {other:?}"),
+    };
+    match reply.get("seq") {
+        None => return wrong_seq("the line has no seq", "a line without seq: "),
+        Some(got) if got.as_u64() != Some(seq) => {
+            return wrong_seq("the line's seq is another request's", "seq ")
+        }
+        Some(_) => {}
+    }
+    let message = || {
+        let message = reply.get("message").and_then(Value::as_str);
+        message.unwrap_or_default().to_owned()
+    };
+    let expected = if let Some(outcome) = reply.get("outcome") {
+        Reply::Outcome(outcome.clone())
+    } else if reply.get("errored") == Some(&Value::Bool(true)) {
+        Reply::Errored(message())
+    } else if reply.get("skipped") == Some(&Value::Bool(true)) {
+        Reply::Skipped(message())
+    } else {
+        return garbage("the reply has no outcome, errored or skipped");
+    };
+    assert_eq!(answer, Ok(expected), "the answer is not what the line says");
 }

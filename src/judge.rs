@@ -694,16 +694,18 @@ impl<'a> Judge<'a> {
     ) -> Source<'a> {
         let sources = self.sources.get_or_init(|| Sources::new(self.case));
         let kind_hash = json_hash(kind_);
-        // The first entry of a list that has this type and payload.
+        // The first entry of a list that has this type and payload (the
+        // list is found by their hashes; each is then compared as JSON).
         let first = |list: Option<&Vec<usize>>| {
             list.into_iter().flatten().copied().find(|&s| {
                 let entry = sources.entries[s].entry;
-                entry
-                    .get("type")
-                    .is_some_and(|t| json_eq(t, kind_) != Eq::Different)
-                    && entry
-                        .get("payload")
-                        .is_some_and(|p| json_eq(p, payload) != Eq::Different)
+                [("type", kind_), ("payload", payload)]
+                    .into_iter()
+                    .all(|(key, want)| {
+                        entry
+                            .get(key)
+                            .is_some_and(|v| json_eq(v, want) != Eq::Different)
+                    })
             })
         };
         let of_call = |call: usize| first(sources.of_call.get(&(call, kind_hash, hash)));
@@ -839,19 +841,18 @@ impl Bucket {
         used: Option<&[bool]>,
         mut test: impl FnMut(usize) -> bool,
     ) -> Option<usize> {
-        let mut visited = 0;
-        let from = match used {
+        let (from, skipped) = match used {
             Some(used) => {
                 let skip = self.items[self.used_before..]
                     .iter()
                     .take_while(|&&p| used[p])
                     .count();
-                visited += skip as u64;
                 self.used_before += skip;
-                self.used_before
+                (self.used_before, skip)
             }
-            None => 0,
+            None => (0, 0),
         };
+        let mut visited = skipped as u64;
         let found = self.items[from..].iter().copied().find(|&p| {
             visited += 1;
             used.is_none_or(|used| !used[p]) && test(p)

@@ -200,11 +200,14 @@ fn every_kind_of_step_is_counted_for_each_judgement() {
 fn alike_artifacts_are_matched_in_n_log_n() {
     // n artifacts alike, landed in order: each is found past the ones
     // already matched, which are skipped for good, not looked at again.
+    // So each is looked at twice, once found and once skipped by the
+    // next search, but the last, which no search comes after: 2n - 1.
     grows_as_n_log_n("alike", |n| {
         let artifacts = vec![note(0); n];
         let observed = artifacts.iter().map(|a| landed(a, "c0")).collect();
         let (j, work) = judged(&one_call(artifacts), &outcome(observed));
         assert!(j.conforms(), "{:?}", j.violations);
+        assert_eq!(work.visited, 2 * n as u64 - 1, "{work:?}");
         work
     });
 }

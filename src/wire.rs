@@ -191,12 +191,13 @@ pub fn write_value(out: &mut Vec<u8>, v: &Value) {
 /// character as `\u00xx`, everything else as it is.
 fn write_str(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
-    out.reserve(bytes.len() + 2);
+    out.reserve(bytes.len());
     out.push(b'"');
     let mut plain = 0;
-    let mut at = 0;
-    loop {
-        at += plain_len(&bytes[at..]);
+    // One turn a byte that needs an escape, so never more turns than bytes
+    // and one.
+    for _ in 0..=bytes.len() {
+        let at = plain + plain_len(&bytes[plain..]);
         let Some(&b) = bytes.get(at) else { break };
         out.extend_from_slice(&bytes[plain..at]);
         let short = match b {
@@ -217,8 +218,7 @@ fn write_str(out: &mut Vec<u8>, s: &str) {
         } else {
             out.extend_from_slice(&[b'\\', short]);
         }
-        at += 1;
-        plain = at;
+        plain = at + 1;
     }
     out.extend_from_slice(&bytes[plain..]);
     out.push(b'"');

@@ -173,6 +173,19 @@ fn repeats_of_one_artifact_are_diagnosed_in_n_log_n() {
     });
 }
 
+/// The total is every step of every kind: each kind here a different power
+/// of two, so a total that drops or takes away any kind is another number.
+#[test]
+fn the_total_is_every_step_of_every_kind() {
+    let work = Work {
+        compared: 1,
+        hashed: 2,
+        scanned: 4,
+        visited: 8,
+    };
+    assert_eq!(work.total(), 15);
+}
+
 /// What the tests above count is counted: every kind of step, for each
 /// judgement afresh (the same judgement twice, the same work).
 #[test]

@@ -155,6 +155,17 @@ impl Case {
 /// Appends `v` to `out` as compact JSON, byte for byte as
 /// `serde_json::to_vec` writes it (see [`Case::write_json`]).
 pub fn write_value(out: &mut Vec<u8>, v: &Value) {
+    write_any(out, v, false);
+}
+
+/// Appends `v` to `out` as [`write_value`] does, but with every object's
+/// keys sorted (by their bytes): the rendering
+/// [`model::sorted_compact_json`](crate::model::sorted_compact_json) gives.
+pub fn write_sorted(out: &mut Vec<u8>, v: &Value) {
+    write_any(out, v, true);
+}
+
+fn write_any(out: &mut Vec<u8>, v: &Value, sorted: bool) {
     match v {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Bool(true) => out.extend_from_slice(b"true"),
@@ -167,23 +178,34 @@ pub fn write_value(out: &mut Vec<u8>, v: &Value) {
                 if i > 0 {
                     out.push(b',');
                 }
-                write_value(out, x);
+                write_any(out, x, sorted);
             }
             out.push(b']');
         }
-        Value::Object(o) => {
-            out.push(b'{');
-            for (i, (k, x)) in o.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_str(out, k);
-                out.push(b':');
-                write_value(out, x);
-            }
-            out.push(b'}');
+        Value::Object(o) if sorted => {
+            let mut entries: Vec<(&String, &Value)> = o.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            write_object(out, entries.into_iter(), sorted);
         }
+        Value::Object(o) => write_object(out, o.iter(), sorted),
     }
+}
+
+fn write_object<'v>(
+    out: &mut Vec<u8>,
+    entries: impl Iterator<Item = (&'v String, &'v Value)>,
+    sorted: bool,
+) {
+    out.push(b'{');
+    for (i, (k, x)) in entries.enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_str(out, k);
+        out.push(b':');
+        write_any(out, x, sorted);
+    }
+    out.push(b'}');
 }
 
 /// Appends `s` as a JSON string, escaped as serde_json escapes it: `"` and
@@ -314,23 +336,17 @@ fn refusal(e: serde_json::Error) -> Refusal {
 /// Refuses a document nested deeper than [`MAX_DEPTH`], before it is parsed.
 fn check_depth(bytes: &[u8]) -> Result<(), Refusal> {
     // No more openings than the limit: no need to follow them (a quick,
-    // vectorised count, where following them is a byte-by-byte walk).
+    // vectorised count, where following them stops at every bracket).
     if bytes.iter().filter(|&&b| b == b'[' || b == b'{').count() <= MAX_DEPTH {
         return Ok(());
     }
-    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-    for (at, &b) in bytes.iter().enumerate() {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
+    let (mut depth, mut at) = (0usize, 0);
+    // Each turn moves on by one byte at least (a string's text is skipped
+    // whole), so never more turns than bytes.
+    for _ in 0..bytes.len() {
+        let Some(&b) = bytes.get(at) else { break };
         match b {
-            b'"' => in_string = true,
+            b'"' => at = string_end(bytes, at + 1),
             b'[' | b'{' if depth == MAX_DEPTH => {
                 let before = &bytes[..at];
                 let line = 1 + before.iter().filter(|&&c| c == b'\n').count();
@@ -343,8 +359,26 @@ fn check_depth(bytes: &[u8]) -> Result<(), Refusal> {
             b']' | b'}' => depth = depth.saturating_sub(1),
             _ => {}
         }
+        at += 1;
     }
     Ok(())
+}
+
+/// Where the string whose text starts at `from` ends: its closing quote,
+/// or the end of `bytes` if it has none. Found with memchr, so a long
+/// string costs a scan at vector speed, not a byte-by-byte walk.
+fn string_end(bytes: &[u8], from: usize) -> usize {
+    let mut at = from;
+    // Each turn passes a backslash and the byte it escapes.
+    for _ in 0..bytes.len() {
+        let rest = bytes.get(at..).unwrap_or_default();
+        match memchr::memchr2(b'"', b'\\', rest) {
+            Some(k) if rest[k] == b'\\' => at += k + 2,
+            Some(k) => return at + k,
+            None => break,
+        }
+    }
+    bytes.len()
 }
 
 impl<'de> Deserialize<'de> for Case {

@@ -386,13 +386,15 @@ fn nesting_is_bounded() {
         Refused(&[&format!("{over} at line 1 column 513 ")]),
     );
     // Many brackets, but not deep: side by side, or inside strings
-    // (after an escaped quote, or after an escaped backslash).
+    // (after an escaped quote or another escape, or after an escaped
+    // backslash).
     let side_by_side = format!("[{}]", vec!["[]"; 600].join(","));
     check(&one(&side_by_side), Read(&[]));
     check(&data(&side_by_side), Read(&[&side_by_side]));
     let brackets = "[{".repeat(600);
     check(&one(&format!(r#""{brackets}""#)), Read(&[]));
     check(&one(&format!(r#""\"{brackets}""#)), Read(&[]));
+    check(&one(&format!(r#""\n{brackets}""#)), Read(&[]));
     let after_backslash = format!(r#"["\\", {}]"#, nested(n - 3));
     check(&one(&after_backslash), Refused(&[over]));
 }
@@ -481,5 +483,42 @@ fn strings_are_written_as_serde_json_writes_them() {
                 })
                 .collect(),
         });
+    }
+}
+
+/// `write_sorted` writes every object's keys in order, at any depth and
+/// inside arrays, and everything else as serde_json writes it.
+#[test]
+fn sorted_rendering_sorts_every_objects_keys() {
+    fn sort_all(v: &mut Value) {
+        match v {
+            Value::Array(a) => a.iter_mut().for_each(sort_all),
+            Value::Object(o) => {
+                o.sort_keys();
+                o.values_mut().for_each(sort_all);
+            }
+            _ => {}
+        }
+    }
+    let values = [
+        json!({"b": 1, "a": [{"z": null, "y": "\n"}, {"é": 1.50, "e": -0}], "": {"k": {"2": 2, "10": 10}}}),
+        json!([{"b": true, "a": false}, [], {}, "\"q\"", 12345678901234567890u64]),
+        json!({"a": 1, "b": 2}),
+        json!("plain"),
+    ];
+    for value in values {
+        let mut sorted = value.clone();
+        sort_all(&mut sorted);
+        let (mut ours, mut as_is) = (Vec::new(), Vec::new());
+        rt_tool_3::wire::write_sorted(&mut ours, &value);
+        rt_tool_3::wire::write_value(&mut as_is, &value);
+        assert_eq!(
+            String::from_utf8_lossy(&ours),
+            serde_json::to_string(&sorted).expect("encodes")
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&as_is),
+            serde_json::to_string(&value).expect("encodes")
+        );
     }
 }

@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::model::{self, Zone};
-use crate::wire::{kind, Call, Case, Message, Outcome, ToolArtifact};
+use crate::wire::{self, kind, Call, Case, Message, Outcome, ToolArtifact};
 
 /// What a finding cites: a paragraph of RT-TOOL-3, a neighbouring rule the
 /// clauses rely on, or the wire contract itself.
@@ -791,10 +791,9 @@ impl<'a> Judge<'a> {
         let mut allowed = vec![0; scan.as_ref().map_or(0, |s| s.strings.len())];
         for (c, (call, content)) in calls.iter().zip(contents).enumerate() {
             let Some(content) = content else { continue };
-            let leak = scan.as_ref().and_then(|scan| {
-                scan.mark_allowed(c, &mut allowed);
-                scan.first_leak(c, content, &allowed)
-            });
+            let leak = scan
+                .as_ref()
+                .and_then(|scan| scan.first_leak(c, content, &mut allowed));
             if let Some((secret, whose)) = leak {
                 let msg = format!(
                     "the prose of call {} contains {secret:?}, found only in {whose}: a call's prose comes from its own data alone",
@@ -1188,6 +1187,11 @@ struct LeakScan<'c> {
     /// Each meeting of a candidate: the string, where, and the call whose
     /// own `data` (or bare result) it is in, which skips it.
     met: Vec<(usize, usize, Option<usize>)>,
+    /// For each string, the call in whose own `data` (or bare result) it
+    /// was first met, if it was: never a leak in that call's prose, which
+    /// may always draw on it (a string under the reserved key is met as
+    /// such first).
+    own: Vec<Option<usize>>,
     /// The automaton over `strings`; `None` only if it could not be built
     /// (then the texts are searched string by string).
     automaton: Option<NFA>,
@@ -1205,6 +1209,7 @@ impl<'c> LeakScan<'c> {
             strings: Vec::new(),
             places: Vec::new(),
             met: Vec::new(),
+            own: Vec::new(),
             automaton: None,
             skip: false,
         };
@@ -1212,11 +1217,14 @@ impl<'c> LeakScan<'c> {
             let place = scan.places.len();
             scan.places.push(whose);
             string_values(v, &mut |s| {
-                if s.chars().count() < LEAK_MIN_CHARS {
+                // Fewer bytes than the least is fewer characters: the
+                // string's text need not be read.
+                if s.len() < LEAK_MIN_CHARS || s.chars().count() < LEAK_MIN_CHARS {
                     return;
                 }
                 let id = *ids.entry(s).or_insert_with(|| {
                     scan.strings.push((s, place));
+                    scan.own.push(skip);
                     scan.strings.len() - 1
                 });
                 scan.met.push((id, place, skip));
@@ -1268,9 +1276,9 @@ impl<'c> LeakScan<'c> {
             || !self.mode.failed_error_allowed();
         let mut text = Text::new(self);
         allowed_of(call, own_error, &mut |v| {
-            text.feed(&model::sorted_compact_json(v));
+            text.write(|out| wire::write_sorted(out, v));
             text.feed("\u{0}");
-            text.feed(&v.to_string());
+            text.write(|out| wire::write_value(out, v));
             text.feed("\u{0}");
             strings(v, &mut |s| {
                 text.feed(s);
@@ -1285,15 +1293,28 @@ impl<'c> LeakScan<'c> {
 
     /// Call `i`'s first leak: the first candidate string in `content` not
     /// marked with `i + 1` by [`LeakScan::mark_allowed`], and where it was
-    /// first met.
-    fn first_leak(&self, i: usize, content: &str, allowed: &[usize]) -> Option<(&'c str, &str)> {
+    /// first met. What the call may draw on is read only when `content`
+    /// holds a string met outside the call's own `data`: a prose drawn from
+    /// that `data` alone, the usual one, has nothing to be excused, and is
+    /// the only text read, however large the `data`.
+    fn first_leak(
+        &self,
+        i: usize,
+        content: &str,
+        allowed: &mut [usize],
+    ) -> Option<(&'c str, &str)> {
         let mut text = Text::new(self);
         text.feed(content);
-        let s = text
+        let found: Vec<usize> = text
             .found()
             .into_iter()
-            .filter(|&s| allowed[s] != i + 1)
-            .min()?;
+            .filter(|&s| self.own[s] != Some(i))
+            .collect();
+        if found.is_empty() {
+            return None;
+        }
+        self.mark_allowed(i, allowed);
+        let s = found.into_iter().filter(|&s| allowed[s] != i + 1).min()?;
         let (string, place) = self.strings[s];
         Some((string, &self.places[place]))
     }
@@ -1335,7 +1356,12 @@ impl<'s, 'c> Text<'s, 'c> {
     }
 
     fn feed(&mut self, piece: &str) {
-        self.pending.extend_from_slice(piece.as_bytes());
+        self.write(|out| out.extend_from_slice(piece.as_bytes()));
+    }
+
+    /// Feeds what `write` appends, written straight where pieces wait.
+    fn write(&mut self, write: impl FnOnce(&mut Vec<u8>)) {
+        write(&mut self.pending);
         if self.pending.len() >= Self::CHUNK {
             self.read_pending();
         }

@@ -23,7 +23,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::wire::{kind, Call, Case, Message, Outcome, ToolArtifact};
+use crate::wire::{kind, write_sorted, Call, Case, Message, Outcome, ToolArtifact};
 
 /// The reference outcome of a case: the four clauses put together.
 pub fn outcome(case: &Case) -> Outcome {
@@ -328,7 +328,7 @@ pub fn encoded_len(v: &Value) -> usize {
     match v {
         Value::Null => 4,
         Value::Bool(b) => 4 + usize::from(!b),
-        Value::Number(n) => n.to_string().len(),
+        Value::Number(n) => n.as_str().len(),
         Value::String(s) => string_len(s),
         Value::Array(a) => 2 + a.len().saturating_sub(1) + a.iter().map(encoded_len).sum::<usize>(),
         Value::Object(o) => {
@@ -342,36 +342,11 @@ pub fn encoded_len(v: &Value) -> usize {
 
 /// Compact JSON with every object's keys sorted, numbers as their own digits.
 pub fn sorted_compact_json(v: &Value) -> String {
-    fn write(v: &Value, out: &mut String) {
-        match v {
-            Value::Array(a) => {
-                out.push('[');
-                for (i, x) in a.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    write(x, out);
-                }
-                out.push(']');
-            }
-            Value::Object(o) => {
-                let mut keys: Vec<(&String, &Value)> = o.iter().collect();
-                keys.sort_unstable_by(|a, b| a.0.cmp(b.0));
-                out.push('{');
-                for (i, (k, x)) in keys.into_iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    out.push_str(&serde_json::to_string(k).unwrap_or_default());
-                    out.push(':');
-                    write(x, out);
-                }
-                out.push('}');
-            }
-            scalar => out.push_str(&scalar.to_string()),
-        }
+    let mut out = Vec::new();
+    write_sorted(&mut out, v);
+    // Written from strings, so always UTF-8.
+    match String::from_utf8(out) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
     }
-    let mut out = String::new();
-    write(v, &mut out);
-    out
 }

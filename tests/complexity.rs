@@ -258,6 +258,45 @@ fn the_leak_scan_reads_each_text_once() {
     });
 }
 
+/// A prose drawn from its own `data` alone is the only text the leak scan
+/// reads, however large that `data`: what a call may draw on is read only
+/// to excuse a string the prose shares with something else in the case.
+#[test]
+fn a_prose_from_its_own_data_is_the_only_text_read() {
+    let data = |call: usize| -> Vec<String> {
+        (0..N)
+            .map(|i| format!("string {i:04} of call {call}"))
+            .collect()
+    };
+    let case = json!({"calls": [
+        {"tool_call_id": "c0", "result": {"success": true, "data": data(0),
+            "artifacts": [{"type": "note", "payload": {"s": "the artifact of call c0"}}]}},
+        {"tool_call_id": "c1", "result": {"success": true, "data": data(1)}}]});
+    let parsed = Case::from_json(case.to_string().as_bytes()).expect("valid");
+    let mut observed = serde_json::to_value(model::outcome(&parsed)).expect("encodes");
+    let prose = |o: &Value| -> u64 {
+        (0..2)
+            .map(|c| o["messages"][c]["content"].as_str().map_or(0, str::len) as u64)
+            .sum()
+    };
+    let (j, work) = judged(&case, &observed);
+    assert!(j.conforms(), "{:?}", j.violations);
+    assert_eq!(work.scanned, prose(&observed), "{work:?}");
+    // Call c1 quotes call c0's data: now its own data is read to excuse
+    // what it can (nothing), and the leak is named.
+    let quoted = format!("string 0007 of call 0 and {}", data(1).join(" "));
+    observed["messages"][1]["content"] = json!(quoted);
+    let (j, work) = judged(&case, &observed);
+    assert!(
+        j.violations
+            .iter()
+            .any(|v| v.clause == Clause::ProseFromData && v.message.contains("the data of call c0")),
+        "{:?}",
+        j.violations
+    );
+    assert!(work.scanned > prose(&observed), "{work:?}");
+}
+
 #[test]
 fn same_multiset_is_n_log_n() {
     grows_as_n_log_n("same_multiset", |n| {

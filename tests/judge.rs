@@ -556,6 +556,31 @@ fn each_calls_prose_comes_from_its_own_data() {
     }
 }
 
+/// A candidate is a string of `LEAK_MIN_CHARS` (eight) characters or more,
+/// counted in characters, not bytes: a seven-letter string of two-byte
+/// letters is too short to be told from chance.
+#[test]
+fn a_leak_is_eight_characters_or_more() {
+    let strings = ["abcdefg", "hijklmno", "ééééééé", "üüüüüüüü"];
+    let case = json!({"calls": [
+        {"tool_call_id": "c1", "result": {"success": true, "data": "ok"}},
+        {"tool_call_id": "c2", "result": {"success": true, "data": strings}}]});
+    let own = serde_json::to_string(&strings).expect("encodes");
+    for (quoted, clauses) in [
+        ("abcdefg", &[][..]),
+        ("hijklmno", &[C3][..]),
+        ("ééééééé", &[][..]),
+        ("üüüüüüüü", &[C3][..]),
+    ] {
+        let prose = format!("ok {quoted}");
+        let observed = json!({"messages": msgs(&[("c1", &prose), ("c2", &own)]),
+            "exposed": false, "tool_artifacts": []});
+        let says = format!("contains {quoted:?}, found only in the data of call c2");
+        let says: &[&str] = if clauses.is_empty() { &[] } else { &[&says] };
+        check(&case, observed, DEFAULT, clauses, says);
+    }
+}
+
 #[test]
 fn only_a_call_that_succeeded_delivers() {
     // A `success` of "false" (a string) is no success, though a loosely

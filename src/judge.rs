@@ -19,8 +19,8 @@
 //! call's own `data`, and cites an artifact missing while the port is hidden
 //! as what one outcome proves, ¶1, with a word on ¶4.
 
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::cell::{Cell, OnceCell};
-use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
@@ -551,8 +551,7 @@ impl<'a> Judge<'a> {
     /// A warning for each call whose artifacts arrived in another order
     /// than it returned them (the order across calls is free).
     fn order_within_calls(&mut self, pool: &[ToolArtifact], order: &[usize]) {
-        let mut arrived: std::collections::HashMap<&str, Vec<usize>> =
-            std::collections::HashMap::new();
+        let mut arrived: HashMap<&str, Vec<usize>> = HashMap::new();
         for &p in order {
             arrived.entry(&pool[p].tool_call_id).or_default().push(p);
         }
@@ -589,24 +588,25 @@ impl<'a> Judge<'a> {
             );
             self.violation(Clause::KeyByKey, msg);
         }
-        let missing: Vec<&str> = ["type", "payload", "tool_call_id"]
-            .into_iter()
-            .filter(|k| !fields.contains_key(*k))
-            .collect();
-        if !missing.is_empty() {
+        let keys = ["type", "payload", "tool_call_id"].map(|k| (k, fields.get(k)));
+        let [(_, Some(kind_)), (_, Some(payload)), (_, Some(id))] = keys else {
+            let missing: Vec<&str> = keys
+                .into_iter()
+                .filter_map(|(k, v)| v.is_none().then_some(k))
+                .collect();
             let msg = format!("tool_artifacts[{i}] lacks {}", missing.join(" and "));
             self.violation(Clause::KeyByKey, msg);
             return None;
-        }
-        let Value::String(id) = &fields["tool_call_id"] else {
+        };
+        let Value::String(id) = id else {
             let msg = format!(
                 "tool_artifacts[{i}].tool_call_id is {}, not a string",
-                kind(&fields["tool_call_id"])
+                kind(id)
             );
             self.violation(Clause::KeyByKey, msg);
             return None;
         };
-        Some((&fields["type"], &fields["payload"], id))
+        Some((kind_, payload, id))
     }
 
     /// Says what is wrong with an observed entry that matched nothing.
@@ -888,15 +888,6 @@ struct Pool<'p> {
 
 impl<'p> Pool<'p> {
     fn new(artifacts: &'p [ToolArtifact]) -> Pool<'p> {
-        let mut seen: HashMap<&str, usize> = HashMap::new();
-        let kept = artifacts
-            .iter()
-            .map(|a| {
-                let n = seen.entry(a.tool_call_id.as_str()).or_insert(0);
-                *n += 1;
-                *n - 1
-            })
-            .collect();
         let hashes: Vec<u64> = artifacts.iter().map(|a| json_hash(&a.payload)).collect();
         let (mut ids, mut kinds) = (HashMap::new(), HashMap::new());
         let number = |map: &mut HashMap<&'p str, usize>, s: &'p str| {
@@ -910,6 +901,16 @@ impl<'p> Pool<'p> {
                     number(&mut ids, &a.tool_call_id),
                     number(&mut kinds, &a.kind),
                 )
+            })
+            .collect();
+        // Each artifact's index among its call's: how many of that call's
+        // came before it.
+        let mut seen = vec![0; ids.len()];
+        let kept = numbers
+            .iter()
+            .map(|&(id, _)| {
+                seen[id] += 1;
+                seen[id] - 1
             })
             .collect();
         let mut by_call: HashMap<(usize, usize, u64), Bucket> = HashMap::new();

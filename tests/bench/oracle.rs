@@ -478,13 +478,13 @@ fn hostile(wanted: &dyn Fn(&str) -> bool) {
             "hostile-reversed-10x",
             "(1) at 10×: 500,000 artifacts in reverse order",
             Box::new(move || reversed(500_000)),
-            1,
+            3,
         ),
         (
             "hostile-repeated-10x",
             "(2) at 10×: 9,000,000 repeats beside 600,000 artifact strings",
             Box::new(move || repeated(9_000_000, 600_000)),
-            1,
+            3,
         ),
         (
             "hostile-foreign",

@@ -291,7 +291,9 @@ impl Config {
 /// Cases in flight at once per process: sent, their replies not yet read.
 /// While the process answers one case, the next ones wait in its stdin and
 /// `diff` judges the case before and generates the one after, so neither
-/// side waits on the other.
+/// side waits on the other. The pipeline is refilled once half of it has
+/// been judged, so cases go out in batches of half a pipeline: one hand-off
+/// to the writer thread and one write for each, not one for every case.
 const PIPELINE: usize = 16;
 
 /// What a worker found at one stream position.
@@ -593,10 +595,19 @@ fn worker<S: Strategy<Value = Case>>(
             }
             continue;
         }
-        // Fill the pipeline, sending the new cases in one batch.
+        // Fill the pipeline once it is half empty, sending the new cases in
+        // one batch. Near the end of the run a copy takes no more than its
+        // share of what is left, so no copy is left with a full pipeline
+        // while the others have nothing to do.
         let mut batch: Vec<InFlight> = Vec::new();
-        while !broken
-            && in_flight.len() + batch.len() < PIPELINE
+        let left = shared
+            .positions
+            .saturating_sub(shared.next.load(Ordering::Relaxed));
+        let depth = PIPELINE.min(1 + usize::try_from(left).unwrap_or(PIPELINE) / shared.jobs);
+        let refill = in_flight.len() <= PIPELINE / 2;
+        while refill
+            && !broken
+            && in_flight.len() + batch.len() < depth
             && !shared.stop.load(Ordering::Relaxed)
         {
             let j = shared.next.fetch_add(1, Ordering::Relaxed);

@@ -139,6 +139,9 @@ pub struct Process {
     child: Child,
     /// Request lines for the writer thread; `None` once stdin is closed.
     stdin: Option<Sender<Vec<u8>>>,
+    /// Buffers the writer thread has written and handed back, emptied, so
+    /// their memory is written into again rather than allocated afresh.
+    spare: Receiver<Vec<u8>>,
     /// Why writing to the process's stdin failed, if it did.
     write_error: Arc<Mutex<Option<String>>>,
     writer: Option<thread::JoinHandle<()>>,
@@ -214,15 +217,17 @@ impl Process {
             .spawn(move || drain(stderr_pipe, &tail))
             .map_err(|e| Fault::Spawn(format!("cannot start a stderr thread: {e}")))?;
         let (stdin, requests) = channel();
+        let (give_back, spare) = channel();
         let write_error = Arc::new(Mutex::new(None));
         let failed = Arc::clone(&write_error);
         let writer = thread::Builder::new()
             .name("rt-tool-3 stdin".into())
-            .spawn(move || write_requests(stdin_pipe, &requests, &failed))
+            .spawn(move || write_requests(stdin_pipe, &requests, &give_back, &failed))
             .map_err(|e| Fault::Spawn(format!("cannot start a writer thread: {e}")))?;
         let mut process = Process {
             child,
             stdin: Some(stdin),
+            spare,
             writer: Some(writer),
             write_error,
             events,
@@ -268,7 +273,7 @@ impl Process {
     /// cannot take a request shows it in the replies (it crashed, or no reply
     /// comes within the timeout).
     pub fn send_cases(&mut self, cases: &[&Case]) {
-        let mut lines = Vec::new();
+        let mut lines = self.spare.try_recv().unwrap_or_default();
         for case in cases {
             self.seq += 1;
             self.requests += 1;
@@ -490,15 +495,29 @@ fn line(lines: &mut Vec<u8>, request: &impl serde::Serialize) {
 }
 
 /// The writer thread: writes request lines to the process's stdin as they
-/// come, flushing once whatever is queued has been written. On a write error
+/// come, flushing once whatever is queued has been written, and hands each
+/// buffer back emptied (unless it grew past [`SPARE_MAX`]). On a write error
 /// it notes the error and ends, closing stdin; so does the end of requests.
-fn write_requests(stdin: ChildStdin, requests: &Receiver<Vec<u8>>, failed: &Mutex<Option<String>>) {
+fn write_requests(
+    stdin: ChildStdin,
+    requests: &Receiver<Vec<u8>>,
+    give_back: &Sender<Vec<u8>>,
+    failed: &Mutex<Option<String>>,
+) {
     let mut stdin = BufWriter::with_capacity(1 << 16, stdin);
+    let write = |stdin: &mut BufWriter<ChildStdin>, mut lines: Vec<u8>| {
+        let written = stdin.write_all(&lines);
+        if lines.capacity() <= SPARE_MAX {
+            lines.clear();
+            let _ = give_back.send(lines);
+        }
+        written
+    };
     while let Ok(lines) = requests.recv() {
-        let mut written = stdin.write_all(&lines);
+        let mut written = write(&mut stdin, lines);
         while written.is_ok() {
             match requests.try_recv() {
-                Ok(more) => written = stdin.write_all(&more),
+                Ok(more) => written = write(&mut stdin, more),
                 Err(_) => break,
             }
         }
@@ -510,6 +529,11 @@ fn write_requests(stdin: ChildStdin, requests: &Receiver<Vec<u8>>, failed: &Mute
         }
     }
 }
+
+/// The largest buffer of request lines kept for reuse: a batch of
+/// ordinary cases fits many times over, and one huge case's buffer is not
+/// held for the rest of the run.
+const SPARE_MAX: usize = 4 << 20;
 
 /// Waits up to half a second for the child to exit.
 fn wait_briefly(child: &mut Child) -> Option<ExitStatus> {

@@ -1061,6 +1061,13 @@ fn a_string_in_data_is_not_a_leak_however_it_is_escaped() {
         "artifacts": [{"type": "text", "payload": {"text": said}}]}}]});
     let art = json!({"type": "text", "payload": {"text": said}, "tool_call_id": "c1"});
     let observed = json!({"messages": msgs(&[("c1", &format!("note: {said}"))]), "exposed": false, "tool_artifacts": [art]});
+    check(&case, observed.clone(), DEFAULT, &[], &[]);
+    // The artifact's key first: the string is met in the artifact before
+    // the data, so the data's own strings (not its JSON, where the string
+    // is escaped) are what excuse it, inside an object and an array.
+    let case = json!({"calls": [{"tool_call_id": "c1", "result": {
+        "artifacts": [{"type": "text", "payload": {"text": said}}],
+        "success": true, "data": {"notes": [said], "n": 1}}}]});
     check(&case, observed, DEFAULT, &[], &[]);
 }
 

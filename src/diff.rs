@@ -306,14 +306,19 @@ enum Examination {
     Rejected,
 }
 
+/// Position `j` of the shard, examined by `copy`.
+struct Found {
+    j: u64,
+    copy: usize,
+    examination: Examination,
+}
+
 /// A worker's message to the run.
 enum Done {
-    /// Position `j` of the shard, examined by `copy`.
-    Examined {
-        j: u64,
-        copy: usize,
-        examination: Examination,
-    },
+    /// Positions examined, handed over a half pipeline at a time (one
+    /// wake-up of the run for several cases), and at once when the worker
+    /// is about to wait, has faulted, or is asked to shrink.
+    Examined(Vec<Found>),
     /// A divergence shrunk.
     Shrunk {
         minimal: Option<Vec<Vector>>,
@@ -432,15 +437,18 @@ fn take_in_order(
     let config = shared.config;
     let mut pending: BTreeMap<u64, (usize, Examination)> = BTreeMap::new();
     let receive = |pending: &mut BTreeMap<u64, (usize, Examination)>| match results.recv() {
-        Ok(Done::Examined {
-            j,
-            copy,
-            examination,
-        }) => {
-            if matches!(examination, Examination::Fault(_)) {
-                shared.stop.store(true, Ordering::Relaxed);
+        Ok(Done::Examined(found)) => {
+            for Found {
+                j,
+                copy,
+                examination,
+            } in found
+            {
+                if matches!(examination, Examination::Fault(_)) {
+                    shared.stop.store(true, Ordering::Relaxed);
+                }
+                pending.insert(j, (copy, examination));
             }
-            pending.insert(j, (copy, examination));
             Ok(None)
         }
         Ok(Done::Shrunk {
@@ -563,6 +571,12 @@ fn worker<S: Strategy<Value = Case>>(
     let mut in_flight: VecDeque<InFlight> = VecDeque::with_capacity(PIPELINE);
     let mut broken = false;
     let mut waiting = None;
+    // What was examined and not yet handed to the run; `false` once the
+    // run has gone.
+    let mut outbox: Vec<Found> = Vec::new();
+    let hand_over = |outbox: &mut Vec<Found>| {
+        outbox.is_empty() || done.send(Done::Examined(std::mem::take(outbox))).is_ok()
+    };
     loop {
         let job = match waiting.take().ok_or(()).or_else(|()| jobs.try_recv()) {
             Ok(job) => Some(job),
@@ -570,6 +584,9 @@ fn worker<S: Strategy<Value = Case>>(
             Err(TryRecvError::Disconnected) => return,
         };
         if let Some(job) = job {
+            if !hand_over(&mut outbox) {
+                return;
+            }
             let shrunk = if broken {
                 Done::Shrunk {
                     minimal: None,
@@ -605,6 +622,9 @@ fn worker<S: Strategy<Value = Case>>(
             .saturating_sub(shared.next.load(Ordering::Relaxed));
         let depth = PIPELINE.min(1 + usize::try_from(left).unwrap_or(PIPELINE) / shared.jobs);
         let refill = in_flight.len() <= PIPELINE / 2;
+        if refill && !hand_over(&mut outbox) {
+            return;
+        }
         while refill
             && !broken
             && in_flight.len() + batch.len() < depth
@@ -623,12 +643,12 @@ fn worker<S: Strategy<Value = Case>>(
                 None => gen::case_at(&strategy, config.seed, position - fixed),
             };
             let Some(case) = case else {
-                let rejected = Done::Examined {
+                outbox.push(Found {
                     j,
                     copy,
                     examination: Examination::Rejected,
-                };
-                let _ = done.send(rejected);
+                });
+                hand_over(&mut outbox);
                 shared.stop.store(true, Ordering::Relaxed);
                 break;
             };
@@ -646,6 +666,9 @@ fn worker<S: Strategy<Value = Case>>(
         }
         let Some(mut next) = in_flight.pop_front() else {
             // Nothing left to judge: wait for a shrinking job or the end.
+            if !hand_over(&mut outbox) {
+                return;
+            }
             match jobs.recv() {
                 Ok(job) => waiting = Some(job),
                 Err(_) => return,
@@ -671,12 +694,12 @@ fn worker<S: Strategy<Value = Case>>(
                 })
             }
         };
-        let message = Done::Examined {
+        outbox.push(Found {
             j: next.j,
             copy,
             examination,
-        };
-        if done.send(message).is_err() {
+        });
+        if broken && !hand_over(&mut outbox) {
             return;
         }
     }

@@ -605,57 +605,43 @@ fn cpu() {
         if median <= 0.8 { "met" } else { "NOT MET" },
         ratios.iter().map(|r| format!("{r:.2}")).collect::<Vec<_>>().join(", ")
     );
-    // Where the oracle's time goes, per case, each part alone.
+    // Where the oracle's time goes: each case taken through every part in
+    // turn, one case at a time as `diff` does (its working set stays small),
+    // each part's time summed. One thread on an idle core, so wall time is
+    // its CPU time; the replies are `serve`'s outcomes, printed beforehand.
     let strategy = gen::case();
-    let thread_cpu = || {
-        let t = std::fs::read_to_string("/proc/thread-self/stat").expect("stat");
-        let rest = &t[t.rfind(')').expect("name") + 2..];
-        let f: Vec<f64> = rest.split(' ').map(|x| x.parse().unwrap_or(0.0)).collect();
-        (f[11] + f[12]) / 100.0
-    };
-    let n = u64::from(cases);
-    let t = thread_cpu();
-    let generated: Vec<Case> = (0..n)
-        .map(|i| gen::case_at(&strategy, 3, i).expect("a case"))
-        .collect();
-    let gen_s = thread_cpu() - t;
-    let t = thread_cpu();
-    let siblings: Vec<[Case; 3]> = generated
-        .iter()
-        .map(|c| rt_tool_3::diff::siblings(c, ProseMode::DataOnly))
-        .collect();
-    let sib_s = thread_cpu() - t;
-    let t = thread_cpu();
-    // As the harness writes them.
+    let mut parts = [Duration::ZERO; 5];
     let mut lines = Vec::new();
-    for (seq, s) in siblings.iter().flatten().enumerate() {
-        rt_tool_3::harness::run_request(&mut lines, seq as u64 + 1, s);
-    }
-    let print_s = thread_cpu() - t;
-    let replies: Vec<Vec<u8>> = siblings
-        .iter()
-        .flatten()
-        .map(|s| {
+    for i in 0..u64::from(cases) {
+        let t = Instant::now();
+        let case = gen::case_at(&strategy, 3, i).expect("a case");
+        parts[0] += t.elapsed();
+        let t = Instant::now();
+        let siblings = rt_tool_3::diff::siblings(&case, ProseMode::DataOnly);
+        parts[1] += t.elapsed();
+        lines.clear();
+        let t = Instant::now();
+        for (seq, s) in siblings.iter().enumerate() {
+            rt_tool_3::harness::run_request(&mut lines, seq as u64 + 1, s);
+        }
+        parts[2] += t.elapsed();
+        let replies = siblings.each_ref().map(|s| {
             serde_json::to_vec(&json!({"seq": 1, "outcome": model::outcome(s)})).expect("prints")
-        })
-        .collect();
-    let t = thread_cpu();
-    for r in &replies {
-        let v: Value = rt_tool_3::wire::parse(r).expect("parses");
-        assert!(v.is_object());
+        });
+        let t = Instant::now();
+        let parsed = replies.map(|r| rt_tool_3::wire::parse::<Value>(&r).expect("parses"));
+        parts[3] += t.elapsed();
+        let t = Instant::now();
+        for (s, v) in siblings.iter().zip(&parsed) {
+            let j = rt_tool_3::judge::judge(s, &v["outcome"], config.options).expect("an outcome");
+            assert!(j.conforms());
+        }
+        parts[4] += t.elapsed();
     }
-    let parse_s = thread_cpu() - t;
-    let t = thread_cpu();
-    for (s, r) in siblings.iter().flatten().zip(&replies) {
-        let v: Value = serde_json::from_slice(r).expect("parses");
-        let j = rt_tool_3::judge::judge(s, &v["outcome"], config.options).expect("an outcome");
-        assert!(j.conforms());
-    }
-    let judge_s = thread_cpu() - t;
-    let ms = |s: f64| s * 1e3 / n as f64;
+    let ms = |d: Duration| d.as_secs_f64() * 1e3 / f64::from(cases);
     println!(
-        "  where it goes, per generated case, each part alone: generating {:.3} ms, siblings {:.3} ms, printing 3 requests {:.3} ms, parsing 3 replies {:.3} ms, judging 3 outcomes (with a parse) {:.3} ms",
-        ms(gen_s), ms(sib_s), ms(print_s), ms(parse_s), ms(judge_s)
+        "  where it goes, per generated case, one case at a time: generating {:.3} ms, siblings {:.3} ms, printing 3 requests {:.3} ms, parsing 3 replies {:.3} ms, judging 3 outcomes {:.3} ms",
+        ms(parts[0]), ms(parts[1]), ms(parts[2]), ms(parts[3]), ms(parts[4])
     );
 }
 

@@ -72,9 +72,17 @@ fn median_of(mut times: Vec<Duration>) -> Duration {
 }
 
 fn timed(f: impl FnOnce()) -> Duration {
+    let mut total = Duration::ZERO;
+    add_time(&mut total, f);
+    total
+}
+
+/// Runs `f`, adds the time it took to `total`, and gives back its value.
+fn add_time<T>(total: &mut Duration, f: impl FnOnce() -> T) -> T {
     let t = Instant::now();
-    f();
-    t.elapsed()
+    let value = f();
+    *total += t.elapsed();
+    value
 }
 
 /// About 30 MB: 40 calls, 50 artifacts with large payloads, large data.
@@ -613,30 +621,31 @@ fn cpu() {
     let mut parts = [Duration::ZERO; 5];
     let mut lines = Vec::new();
     for i in 0..u64::from(cases) {
-        let t = Instant::now();
-        let case = gen::case_at(&strategy, 3, i).expect("a case");
-        parts[0] += t.elapsed();
-        let t = Instant::now();
-        let siblings = rt_tool_3::diff::siblings(&case, ProseMode::DataOnly);
-        parts[1] += t.elapsed();
+        let case = add_time(&mut parts[0], || {
+            gen::case_at(&strategy, 3, i).expect("a case")
+        });
+        let siblings = add_time(&mut parts[1], || {
+            rt_tool_3::diff::siblings(&case, ProseMode::DataOnly)
+        });
         lines.clear();
-        let t = Instant::now();
-        for (seq, s) in siblings.iter().enumerate() {
-            rt_tool_3::harness::run_request(&mut lines, seq as u64 + 1, s);
-        }
-        parts[2] += t.elapsed();
+        add_time(&mut parts[2], || {
+            for (seq, s) in siblings.iter().enumerate() {
+                rt_tool_3::harness::run_request(&mut lines, seq as u64 + 1, s);
+            }
+        });
         let replies = siblings.each_ref().map(|s| {
             serde_json::to_vec(&json!({"seq": 1, "outcome": model::outcome(s)})).expect("prints")
         });
-        let t = Instant::now();
-        let parsed = replies.map(|r| rt_tool_3::wire::parse::<Value>(&r).expect("parses"));
-        parts[3] += t.elapsed();
-        let t = Instant::now();
-        for (s, v) in siblings.iter().zip(&parsed) {
-            let j = rt_tool_3::judge::judge(s, &v["outcome"], config.options).expect("an outcome");
-            assert!(j.conforms());
-        }
-        parts[4] += t.elapsed();
+        let parsed = add_time(&mut parts[3], || {
+            replies.map(|r| rt_tool_3::wire::parse::<Value>(&r).expect("parses"))
+        });
+        add_time(&mut parts[4], || {
+            for (s, v) in siblings.iter().zip(&parsed) {
+                let j =
+                    rt_tool_3::judge::judge(s, &v["outcome"], config.options).expect("an outcome");
+                assert!(j.conforms());
+            }
+        });
     }
     let ms = |d: Duration| d.as_secs_f64() * 1e3 / f64::from(cases);
     println!(

@@ -25,7 +25,7 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{channel, sync_channel, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{channel, sync_channel, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -124,10 +124,18 @@ impl Default for Limits {
     }
 }
 
+/// What the reader thread hands over.
 enum Event {
-    /// A whole line, parsed in the reader thread by [`parse_line`] (so
-    /// parsing overlaps the caller's own work), or why it is not JSON.
-    Line(Result<Value, String>),
+    /// Whole lines, each with its newline: all the reader had read when it
+    /// sent them, so one hand-over carries a burst of replies.
+    Lines(Vec<u8>),
+    /// The process's output ended, or could not be read on: the last event.
+    End(End),
+}
+
+/// How the process's output ended.
+enum End {
+    /// Inside a line: the bytes after the last newline.
     Partial(Vec<u8>),
     TooLong,
     Eof,
@@ -146,6 +154,13 @@ pub struct Process {
     write_error: Arc<Mutex<Option<String>>>,
     writer: Option<thread::JoinHandle<()>>,
     events: Receiver<Event>,
+    /// The last [`Event::Lines`] taken, and where its first line not yet
+    /// read starts.
+    lines: Vec<u8>,
+    at: usize,
+    /// Line buffers read and handed back, emptied, to the reader, so their
+    /// memory is read into again rather than allocated afresh.
+    read: Sender<Vec<u8>>,
     stderr: Arc<Mutex<VecDeque<u8>>>,
     limits: Limits,
     seq: u64,
@@ -182,33 +197,11 @@ impl Process {
             .take()
             .ok_or_else(|| Fault::Spawn("no stderr pipe".into()))?;
         let (tx, events) = sync_channel(4);
+        let (read, emptied) = channel();
         let max_line = limits.max_line;
         thread::Builder::new()
             .name("rt-tool-3 stdout".into())
-            .spawn(move || {
-                let mut reader = BufReader::with_capacity(1 << 16, stdout);
-                // One buffer for every line, so a long reply's memory is
-                // reused rather than allocated afresh for each.
-                let mut line = Vec::new();
-                loop {
-                    line.clear();
-                    let event = match reader
-                        .by_ref()
-                        .take(max_line as u64 + 1)
-                        .read_until(b'\n', &mut line)
-                    {
-                        Ok(0) => Event::Eof,
-                        Ok(n) if line.ends_with(b"\n") => Event::Line(parse_line(&line[..n - 1])),
-                        Ok(_) if line.len() > max_line => Event::TooLong,
-                        Ok(_) => Event::Partial(std::mem::take(&mut line)),
-                        Err(e) => Event::Failed(e.to_string()),
-                    };
-                    let last = !matches!(event, Event::Line(_));
-                    if tx.send(event).is_err() || last {
-                        return;
-                    }
-                }
-            })
+            .spawn(move || read_replies(stdout, max_line, &tx, &emptied))
             .map_err(|e| Fault::Spawn(format!("cannot start a reader thread: {e}")))?;
         let stderr = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_TAIL)));
         let tail = Arc::clone(&stderr);
@@ -231,6 +224,9 @@ impl Process {
             writer: Some(writer),
             write_error,
             events,
+            lines: Vec::new(),
+            at: 0,
+            read,
             stderr,
             limits,
             seq: 0,
@@ -308,12 +304,9 @@ impl Process {
                 thread::sleep(Duration::from_millis(1));
             }
         }
-        let extra = match self.events.recv_timeout(Duration::from_millis(500)) {
-            Ok(Event::Line(line)) => Err(Fault::ExtraLines(match line {
-                Ok(value) => excerpt(&value.to_string()),
-                Err(garbage) => garbage,
-            })),
-            Ok(Event::Partial(line)) => {
+        let extra = match self.next_line(Duration::from_millis(500)) {
+            Ok(Ok(line)) => Err(Fault::ExtraLines(excerpt(&String::from_utf8_lossy(line)))),
+            Ok(Err(End::Partial(line))) => {
                 Err(Fault::ExtraLines(excerpt(&String::from_utf8_lossy(&line))))
             }
             _ => Ok(()),
@@ -342,20 +335,45 @@ impl Process {
         }
     }
 
+    /// The next line the process printed (without its newline), waiting up
+    /// to `timeout` for it; or the reader's event that ended its output.
+    fn next_line(&mut self, timeout: Duration) -> Result<Result<&[u8], End>, RecvTimeoutError> {
+        while self.at >= self.lines.len() {
+            let lines = match self.events.recv_timeout(timeout)? {
+                Event::Lines(lines) => lines,
+                Event::End(end) => return Ok(Err(end)),
+            };
+            let read = std::mem::replace(&mut self.lines, lines);
+            self.at = 0;
+            if read.capacity() <= SPARE_MAX {
+                let _ = self.read.send(read);
+            }
+        }
+        let rest = &self.lines[self.at..];
+        // A batch holds whole lines only, so the newline is there.
+        let end = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+        self.at += end + 1;
+        Ok(Ok(&rest[..end]))
+    }
+
     fn write_error(&self) -> Option<String> {
         self.write_error.lock().ok().and_then(|e| e.clone())
     }
 
     fn receive(&mut self) -> Result<Value, Fault> {
-        match self.events.recv_timeout(self.limits.timeout) {
-            Ok(Event::Line(line)) => line.map_err(Fault::Garbage),
-            Ok(Event::Partial(line)) => Err(self.crashed(&format!(
+        let end = match self.next_line(self.limits.timeout) {
+            Ok(Ok(line)) => return parse_line(line).map_err(Fault::Garbage),
+            Ok(Err(end)) => Ok(end),
+            Err(e) => Err(e),
+        };
+        match end {
+            Ok(End::Partial(line)) => Err(self.crashed(&format!(
                 "stdout ended inside a line: {}",
                 excerpt(&String::from_utf8_lossy(&line))
             ))),
-            Ok(Event::TooLong) => Err(Fault::LineTooLong(self.limits.max_line)),
-            Ok(Event::Failed(e)) => Err(self.crashed(&format!("reading stdout failed ({e})"))),
-            Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
+            Ok(End::TooLong) => Err(Fault::LineTooLong(self.limits.max_line)),
+            Ok(End::Failed(e)) => Err(self.crashed(&format!("reading stdout failed ({e})"))),
+            Ok(End::Eof) | Err(RecvTimeoutError::Disconnected) => {
                 Err(self.crashed("stdout closed"))
             }
             Err(RecvTimeoutError::Timeout) => match self.write_error() {
@@ -419,11 +437,10 @@ pub fn run_request(lines: &mut Vec<u8>, seq: u64, case: &Case) {
 /// [`Reply::Skipped`], with its `message` if that is a string. Each fault
 /// is said in one line, quoting at most an excerpt of the reply.
 ///
-/// The harness does the same in two halves: its reader thread parses each
-/// line as it comes, so that parsing overlaps the caller's own work, and
-/// [`Process`] reads the parsed reply when the caller asks for it. Only the
-/// line's length ([`Limits::max_line`], [`Fault::LineTooLong`]) is left to
-/// the reader, which must stop reading a line before it ends.
+/// The harness does the same when the caller asks for a reply: its reader
+/// thread only splits the output into lines, and is left the line's length
+/// ([`Limits::max_line`], [`Fault::LineTooLong`]), as it must stop reading
+/// a line before it ends.
 ///
 /// ```
 /// use rt_tool_3::harness::{read_reply, Fault, Reply};
@@ -436,14 +453,14 @@ pub fn read_reply(line: &[u8], seq: u64) -> Result<Reply, Fault> {
     reply_to(parse_line(line).map_err(Fault::Garbage)?, seq)
 }
 
-/// The reader thread's half of [`read_reply`]: one line (without its
-/// newline) as JSON, or why it is not JSON, with an excerpt of the line.
+/// The first half of [`read_reply`]: one line (without its newline) as
+/// JSON, or why it is not JSON, with an excerpt of the line.
 fn parse_line(line: &[u8]) -> Result<Value, String> {
     wire::parse::<Value>(line)
         .map_err(|e| format!("{e}: {}", excerpt(&String::from_utf8_lossy(line))))
 }
 
-/// The caller's half of [`read_reply`]: a parsed line as the reply to
+/// The second half of [`read_reply`]: a parsed line as the reply to
 /// request `seq`.
 fn reply_to(reply: Value, seq: u64) -> Result<Reply, Fault> {
     let Value::Object(mut reply) = reply else {
@@ -483,6 +500,54 @@ fn reply_to(reply: Value, seq: u64) -> Result<Reply, Fault> {
             "reply {} has no outcome, errored or skipped",
             excerpt(&Value::Object(reply).to_string())
         )))
+    }
+}
+
+/// The reader thread: reads the process's stdout and hands over whole
+/// lines in batches, every line already read going with the first, so the
+/// caller wakes once for a burst of replies, not once for each. The caller
+/// parses them: a reply's memory is then allocated and freed by one thread
+/// (parsing here cost more than it saved, in allocations from memory the
+/// other thread had freed). After a line that does not end, is too long, or
+/// a read error, the thread sends that event and ends.
+fn read_replies(
+    stdout: impl Read,
+    max_line: usize,
+    tx: &SyncSender<Event>,
+    emptied: &Receiver<Vec<u8>>,
+) {
+    let mut reader = BufReader::with_capacity(1 << 16, stdout);
+    loop {
+        let mut batch = emptied.try_recv().unwrap_or_default();
+        batch.clear();
+        let end = loop {
+            let start = batch.len();
+            let read = reader
+                .by_ref()
+                .take(max_line as u64 + 1)
+                .read_until(b'\n', &mut batch);
+            let end = match read {
+                Ok(0) => Some(End::Eof),
+                Ok(_) if batch.ends_with(b"\n") => None,
+                Ok(_) if batch.len() - start > max_line => Some(End::TooLong),
+                Ok(_) => Some(End::Partial(batch.split_off(start))),
+                Err(e) => Some(End::Failed(e.to_string())),
+            };
+            if end.is_some() {
+                batch.truncate(start);
+                break end;
+            }
+            if !reader.buffer().contains(&b'\n') {
+                break None;
+            }
+        };
+        if !batch.is_empty() && tx.send(Event::Lines(batch)).is_err() {
+            return;
+        }
+        if let Some(end) = end {
+            let _ = tx.send(Event::End(end));
+            return;
+        }
     }
 }
 

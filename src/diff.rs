@@ -1241,9 +1241,11 @@ impl Tokens {
 
 /// The marked sibling: the exposure flipped, and each call's `data` given a
 /// marker of its own where it can hold one (a string gets it appended after
-/// a space, an object under [`MARKER_KEY`], an array as a last item, a null
-/// or absent `data` becomes it; a number or a boolean cannot, and neither
-/// can a result that is not an object).
+/// a space, an object under [`MARKER_KEY`], an array as a last item; a
+/// number or a boolean cannot, and neither can a result that is not an
+/// object). An empty `data` (absent, null or `""`) is left empty: the canary
+/// sibling is built from this one, so a call whose empty `data` an
+/// implementation fills from its artifacts shows their canaries there.
 fn marked_sibling(case: &Case) -> Marked {
     let mut tokens = Tokens::new(case, "MARKER", 1);
     let mut markers = Vec::with_capacity(case.calls.len());
@@ -1256,10 +1258,8 @@ fn marked_sibling(case: &Case) -> Marked {
                 Value::Object(result) => {
                     let marker = tokens.fresh("MARKER");
                     let placed = match result.get_mut("data") {
-                        None | Some(Value::Null) => {
-                            result.insert("data".into(), Value::String(marker.clone()));
-                            true
-                        }
+                        None | Some(Value::Null) => false,
+                        Some(Value::String(s)) if s.is_empty() => false,
                         Some(Value::String(s)) => {
                             s.push(' ');
                             s.push_str(&marker);

@@ -25,8 +25,8 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{channel, sync_channel, Receiver, RecvTimeoutError, Sender, SyncSender};
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -124,14 +124,42 @@ impl Default for Limits {
     }
 }
 
-/// What the reader thread hands over.
-enum Event {
-    /// Whole lines, each with its newline: all the reader had read when it
-    /// sent them, so one hand-over carries a burst of replies.
-    Lines(Vec<u8>),
-    /// The process's output ended, or could not be read on: the last event.
-    End(End),
+/// What the reader thread has read and the caller not yet taken, shared
+/// between them. The reader adds every whole line as soon as it is read, and
+/// wakes the caller only when the caller waits for as many lines as are
+/// there: a caller busy judging is not woken for each reply, and takes the
+/// lines that came meanwhile without waiting.
+#[derive(Default)]
+struct Inbox {
+    /// Whole lines, each with its newline.
+    lines: Vec<u8>,
+    /// How many lines `lines` holds.
+    count: usize,
+    /// How the output ended, once it has: after every line in `lines`.
+    end: Option<End>,
+    /// How many lines the caller waits for; 0 while it does not wait.
+    want: usize,
 }
+
+/// The [`Inbox`], and the caller's wake-up.
+#[derive(Default)]
+struct Replies {
+    inbox: Mutex<Inbox>,
+    arrived: Condvar,
+}
+
+impl Replies {
+    fn lock(&self) -> MutexGuard<'_, Inbox> {
+        // Neither side panics while it holds the lock; if one did, the
+        // lines are still whole.
+        self.inbox.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Lines the caller waits for at once when at least that many are owed: a
+/// slow implementation's replies then wake it once for four cases, not once
+/// for each reply, while the cases after them keep it busy.
+const REPLY_BATCH: usize = 12;
 
 /// How the process's output ended.
 enum End {
@@ -153,14 +181,13 @@ pub struct Process {
     /// Why writing to the process's stdin failed, if it did.
     write_error: Arc<Mutex<Option<String>>>,
     writer: Option<thread::JoinHandle<()>>,
-    events: Receiver<Event>,
-    /// The last [`Event::Lines`] taken, and where its first line not yet
+    replies: Arc<Replies>,
+    /// The lines last taken from the inbox, and where the first not yet
     /// read starts.
     lines: Vec<u8>,
     at: usize,
-    /// Line buffers read and handed back, emptied, to the reader, so their
-    /// memory is read into again rather than allocated afresh.
-    read: Sender<Vec<u8>>,
+    /// Lines taken from the inbox so far, the `start` reply's included.
+    taken: u64,
     stderr: Arc<Mutex<VecDeque<u8>>>,
     limits: Limits,
     seq: u64,
@@ -198,12 +225,12 @@ impl Process {
             .stderr
             .take()
             .ok_or_else(|| Fault::Spawn("no stderr pipe".into()))?;
-        let (tx, events) = sync_channel(4);
-        let (read, emptied) = channel();
+        let replies = Arc::new(Replies::default());
+        let inbox = Arc::clone(&replies);
         let max_line = limits.max_line;
         thread::Builder::new()
             .name("rt-tool-3 stdout".into())
-            .spawn(move || read_replies(stdout, max_line, &tx, &emptied))
+            .spawn(move || read_replies(stdout, max_line, &inbox))
             .map_err(|e| Fault::Spawn(format!("cannot start a reader thread: {e}")))?;
         let stderr = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_TAIL)));
         let tail = Arc::clone(&stderr);
@@ -225,10 +252,10 @@ impl Process {
             spare,
             writer: Some(writer),
             write_error,
-            events,
+            replies,
             lines: Vec::new(),
             at: 0,
-            read,
+            taken: 0,
             stderr,
             limits,
             seq: 0,
@@ -238,7 +265,7 @@ impl Process {
         };
         process.send(&json!({"cmd": "start", "version": PROTOCOL_VERSION}));
         let ready = process
-            .receive()
+            .receive(1)
             .map_err(|fault| Fault::NoStart(fault.to_string()))?;
         if ready.get("ready") != Some(&Value::Bool(true)) {
             return Err(Fault::NoStart(format!(
@@ -284,14 +311,16 @@ impl Process {
     pub fn replies(&mut self, n: usize) -> Result<Vec<Reply>, Fault> {
         let first = self.answered + 1;
         let last = (self.answered + n as u64).min(self.seq);
-        let replies = (first..=last).map(|seq| self.reply(seq)).collect();
+        let replies = (first..=last).map(|seq| self.reply(seq, last)).collect();
         self.answered = last;
         replies
     }
 
-    /// Reads the reply to request `seq`.
-    fn reply(&mut self, seq: u64) -> Result<Reply, Fault> {
-        reply_to(self.receive()?, seq)
+    /// Reads the reply to request `seq`, of the requests up to `last` the
+    /// caller waits for.
+    fn reply(&mut self, seq: u64, last: u64) -> Result<Reply, Fault> {
+        let want = self.want(last + 1 - seq);
+        reply_to(self.receive(want)?, seq)
     }
 
     /// Sends `stop`, and checks that nothing more was printed.
@@ -306,9 +335,9 @@ impl Process {
                 thread::sleep(Duration::from_millis(1));
             }
         }
-        let extra = match self.next_line(Duration::from_millis(500)) {
-            Ok(Ok(line)) => Err(Fault::ExtraLines(excerpt(&String::from_utf8_lossy(line)))),
-            Ok(Err(End::Partial(line))) => {
+        let extra = match self.next_line(Duration::from_millis(500), 1) {
+            Some(Ok(line)) => Err(Fault::ExtraLines(excerpt(&String::from_utf8_lossy(line)))),
+            Some(Err(End::Partial(line))) => {
                 Err(Fault::ExtraLines(excerpt(&String::from_utf8_lossy(&line))))
             }
             _ => Ok(()),
@@ -337,48 +366,80 @@ impl Process {
         }
     }
 
-    /// The next line the process printed (without its newline), waiting up
-    /// to `timeout` for it; or the reader's event that ended its output.
-    fn next_line(&mut self, timeout: Duration) -> Result<Result<&[u8], End>, RecvTimeoutError> {
-        while self.at >= self.lines.len() {
-            let lines = match self.events.recv_timeout(timeout)? {
-                Event::Lines(lines) => lines,
-                Event::End(end) => return Ok(Err(end)),
-            };
-            let read = std::mem::replace(&mut self.lines, lines);
-            self.at = 0;
-            if read.capacity() <= SPARE_MAX {
-                let _ = self.read.send(read);
+    /// The next line the process printed (without its newline), or how its
+    /// output ended. When no line is at hand it waits for `want` lines (at
+    /// least one), up to `timeout`; `None` if none came in that time.
+    fn next_line(&mut self, timeout: Duration, want: usize) -> Option<Result<&[u8], End>> {
+        if self.at >= self.lines.len() {
+            let deadline = Instant::now() + timeout;
+            let mut inbox = self.replies.lock();
+            loop {
+                let now = Instant::now();
+                let enough = inbox.count >= want.max(1) || inbox.end.is_some() || now >= deadline;
+                if inbox.count > 0 && enough {
+                    self.lines.clear();
+                    if self.lines.capacity() > SPARE_MAX {
+                        self.lines = Vec::new();
+                    }
+                    std::mem::swap(&mut self.lines, &mut inbox.lines);
+                    self.taken += inbox.count as u64;
+                    inbox.count = 0;
+                    self.at = 0;
+                    break;
+                }
+                if let Some(end) = inbox.end.take() {
+                    return Some(Err(end));
+                }
+                if now >= deadline {
+                    return None;
+                }
+                inbox.want = want.max(1);
+                inbox = self
+                    .replies
+                    .arrived
+                    .wait_timeout(inbox, deadline - now)
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .0;
+                inbox.want = 0;
             }
         }
         let rest = &self.lines[self.at..];
-        // A batch holds whole lines only, so the newline is there.
+        // The inbox holds whole lines only, so the newline is there.
         let end = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
         self.at += end + 1;
-        Ok(Ok(&rest[..end]))
+        Some(Ok(&rest[..end]))
+    }
+
+    /// Lines to wait for when `needed` are needed now: up to
+    /// [`REPLY_BATCH`] when the process owes that many, never more than it
+    /// owes (each request but `stop` is owed one line).
+    fn want(&self, needed: u64) -> usize {
+        let owed = (1 + self.seq).saturating_sub(self.taken);
+        let want = needed.max(REPLY_BATCH as u64).min(owed).max(1);
+        usize::try_from(want).unwrap_or(REPLY_BATCH)
     }
 
     fn write_error(&self) -> Option<String> {
         self.write_error.lock().ok().and_then(|e| e.clone())
     }
 
-    fn receive(&mut self) -> Result<Value, Fault> {
-        let end = match self.next_line(self.limits.timeout) {
-            Ok(Ok(line)) => return parse_line(line).map_err(Fault::Garbage),
-            Ok(Err(end)) => Ok(end),
-            Err(e) => Err(e),
+    /// The next line the process printed, parsed, waiting for `want` lines
+    /// if none is at hand ([`Process::next_line`]).
+    fn receive(&mut self, want: usize) -> Result<Value, Fault> {
+        let end = match self.next_line(self.limits.timeout, want) {
+            Some(Ok(line)) => return parse_line(line).map_err(Fault::Garbage),
+            Some(Err(end)) => Some(end),
+            None => None,
         };
         match end {
-            Ok(End::Partial(line)) => Err(self.crashed(&format!(
+            Some(End::Partial(line)) => Err(self.crashed(&format!(
                 "stdout ended inside a line: {}",
                 excerpt(&String::from_utf8_lossy(&line))
             ))),
-            Ok(End::TooLong) => Err(Fault::LineTooLong(self.limits.max_line)),
-            Ok(End::Failed(e)) => Err(self.crashed(&format!("reading stdout failed ({e})"))),
-            Ok(End::Eof) | Err(RecvTimeoutError::Disconnected) => {
-                Err(self.crashed("stdout closed"))
-            }
-            Err(RecvTimeoutError::Timeout) => match self.write_error() {
+            Some(End::TooLong) => Err(Fault::LineTooLong(self.limits.max_line)),
+            Some(End::Failed(e)) => Err(self.crashed(&format!("reading stdout failed ({e})"))),
+            Some(End::Eof) => Err(self.crashed("stdout closed")),
+            None => match self.write_error() {
                 Some(e) => Err(self.crashed(&format!(
                     "it stopped reading requests ({e}) and sent no reply"
                 ))),
@@ -526,23 +587,19 @@ fn widen<T>(_pipe: &T) {}
 #[cfg(target_os = "linux")]
 const PIPE_SIZE: libc::c_int = 1 << 20;
 
-/// The reader thread: reads the process's stdout and hands over whole
-/// lines in batches, every line already read going with the first, so the
-/// caller wakes once for a burst of replies, not once for each. The caller
+/// The reader thread: reads the process's stdout a line at a time and puts
+/// the whole lines in the [`Inbox`], every line already read at once, and
+/// wakes the caller if it waits for as many as are there. The caller
 /// parses them: a reply's memory is then allocated and freed by one thread
 /// (parsing here cost more than it saved, in allocations from memory the
 /// other thread had freed). After a line that does not end, is too long, or
-/// a read error, the thread sends that event and ends.
-fn read_replies(
-    stdout: impl Read,
-    max_line: usize,
-    tx: &SyncSender<Event>,
-    emptied: &Receiver<Vec<u8>>,
-) {
+/// a read error, the thread notes how the output ended, wakes the caller
+/// whatever it waits for, and ends.
+fn read_replies(stdout: impl Read, max_line: usize, replies: &Replies) {
     let mut reader = BufReader::with_capacity(1 << 16, stdout);
+    let mut batch = Vec::new();
     loop {
-        let mut batch = emptied.try_recv().unwrap_or_default();
-        batch.clear();
+        let mut count = 0;
         let end = loop {
             let start = batch.len();
             let read = reader
@@ -560,15 +617,27 @@ fn read_replies(
                 batch.truncate(start);
                 break end;
             }
+            count += 1;
             if !reader.buffer().contains(&b'\n') {
                 break None;
             }
         };
-        if !batch.is_empty() && tx.send(Event::Lines(batch)).is_err() {
-            return;
+        let last = end.is_some();
+        let mut inbox = replies.lock();
+        if inbox.lines.is_empty() {
+            std::mem::swap(&mut inbox.lines, &mut batch);
+        } else {
+            inbox.lines.extend_from_slice(&batch);
         }
-        if let Some(end) = end {
-            let _ = tx.send(Event::End(end));
+        batch.clear();
+        inbox.count += count;
+        inbox.end = end;
+        let wake = last || (inbox.want > 0 && inbox.count >= inbox.want);
+        drop(inbox);
+        if wake {
+            replies.arrived.notify_one();
+        }
+        if last {
             return;
         }
     }

@@ -693,32 +693,45 @@ fn jobs(_dir: &Path) {
         "2".to_owned(),
     ];
     let python = ["python3".to_owned(), adapter.display().to_string()];
-    let (four, one) = interleaved(3, || run(4, 300, &slow), || run(1, 300, &slow));
-    speedup(
+    // `--jobs many` against `--jobs 1` on `cases` cases, `turns` runs a side.
+    let compare = |label: &str, turns, many, cases, command: &[String], target| {
+        let (with_many, with_one) = interleaved(
+            turns,
+            || run(many, cases, command),
+            || run(1, cases, command),
+        );
+        speedup(label, with_many, with_one, target);
+    };
+    compare(
         "diff --jobs 4 vs --jobs 1 against serve --delay-ms 2, a short run (324 cases)",
-        four,
-        one,
+        3,
+        4,
+        300,
+        &slow,
         3.5,
     );
-    let (four, one) = interleaved(5, || run(4, 1000, &slow), || run(1, 1000, &slow));
-    speedup(
+    compare(
         "diff --jobs 4 vs --jobs 1 against serve --delay-ms 2 (1,024 cases)",
-        four,
-        one,
+        5,
+        4,
+        1000,
+        &slow,
         3.5,
     );
-    let (two, one) = interleaved(3, || run(2, 1000, &python), || run(1, 1000, &python));
-    speedup(
+    compare(
         "diff --jobs 2 vs --jobs 1 against the Python adapter, a short run (1,024 cases)",
-        two,
-        one,
+        3,
+        2,
+        1000,
+        &python,
         1.6,
     );
-    let (two, one) = interleaved(5, || run(2, 3000, &python), || run(1, 3000, &python));
-    speedup(
+    compare(
         "diff --jobs 2 vs --jobs 1 against the Python adapter (3,024 cases)",
-        two,
-        one,
+        5,
+        2,
+        3000,
+        &python,
         1.6,
     );
 }

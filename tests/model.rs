@@ -39,11 +39,13 @@ fn encoded_len_is_the_longest_plausible_encoding() {
     }
 }
 
-/// Every Unicode scalar value, alone in a string, costs what the rule for
-/// one character says: two bytes for the short escapes (and `/`), six for
-/// another control character and for the characters Go and .NET escape
-/// (`<`, `>`, `&`, `'`, `+`, the backtick), one for the rest of ASCII, and
-/// six for each UTF-16 unit of anything else.
+/// Every Unicode scalar value, alone in a string and inside a run of plain
+/// ASCII (at an offset that moves with the character, so it falls at every
+/// place of a 32-byte block), costs what the rule for one character says:
+/// two bytes for the short escapes (and `/`), six for another control
+/// character and for the characters Go and .NET escape (`<`, `>`, `&`, `'`,
+/// `+`, the backtick), one for the rest of ASCII, and six for each UTF-16
+/// unit of anything else.
 #[test]
 fn encoded_len_of_every_character() {
     for c in (0..=0x10_ffff).filter_map(char::from_u32) {
@@ -56,6 +58,15 @@ fn encoded_len_of_every_character() {
         };
         let value = Value::String(c.to_string());
         assert_eq!(encoded_len(&value), 2 + expected, "U+{:04X}", u32::from(c));
+        let before = u32::from(c) as usize % 64;
+        let run = format!("{}{c}{}", "x".repeat(before), "x".repeat(100 - before));
+        let value = Value::String(run);
+        assert_eq!(
+            encoded_len(&value),
+            102 + expected,
+            "U+{:04X} after {before}",
+            u32::from(c)
+        );
     }
 }
 

@@ -335,9 +335,13 @@ fn refusal(e: serde_json::Error) -> Refusal {
 
 /// Refuses a document nested deeper than [`MAX_DEPTH`], before it is parsed.
 fn check_depth(bytes: &[u8]) -> Result<(), Refusal> {
-    // No more openings than the limit: no need to follow them (a quick,
-    // vectorised count, where following them stops at every bracket).
-    if bytes.iter().filter(|&&b| b == b'[' || b == b'{').count() <= MAX_DEPTH {
+    // No more openings than the limit: no need to follow them. memchr finds
+    // them at vector speed, and stops at the one past the limit; following
+    // them stops at every bracket.
+    if memchr::memchr2_iter(b'[', b'{', bytes)
+        .nth(MAX_DEPTH)
+        .is_none()
+    {
         return Ok(());
     }
     let (mut depth, mut at) = (0usize, 0);

@@ -85,6 +85,7 @@ mod entries;
 mod exposure;
 mod fuzzing;
 mod ids;
+mod pattern;
 mod payloads;
 mod plain;
 mod results;
@@ -96,6 +97,7 @@ pub use self::census::{features, Census, Feature, Kind, Place, Seen, Share, LOWE
 pub use self::entries::*;
 pub use self::exposure::*;
 pub use self::ids::*;
+use self::pattern::Pattern;
 pub use self::payloads::*;
 pub use self::plain::*;
 pub use self::results::*;

@@ -117,12 +117,18 @@ pub(super) fn object(pairs: impl IntoIterator<Item = (String, Value)>) -> Value 
 }
 
 /// A string matching `regex`. The pattern is parsed once, here; a `&str`
-/// used as a strategy parses it again for every value drawn. The values, and
-/// so every seeded stream, are the same either way.
+/// used as a strategy parses it again for every value drawn. Drawn by
+/// [`Pattern`] where it can, which makes the same strings without building
+/// a value tree for each; the values, and so every seeded stream, are the
+/// same either way.
 pub(super) fn matching(regex: &str) -> BoxedStrategy<String> {
-    proptest::string::string_regex(regex)
+    let shrinks = proptest::string::string_regex(regex)
         .expect("the generators' own patterns parse")
-        .boxed()
+        .boxed();
+    match Pattern::new(regex, shrinks.clone()) {
+        Some(pattern) => pattern.boxed(),
+        None => shrinks,
+    }
 }
 
 /// A URL, at least 20 characters long: `https://example.com/…`.

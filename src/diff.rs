@@ -1039,6 +1039,9 @@ impl Sent {
     fn errored(&self, i: usize, message: &str) -> Option<Vector> {
         let case = self.sibling(i).clone();
         let observed = json!({"errored": true, "message": message});
+        // The message whole is in `observed`; the description says it on
+        // one line.
+        let message = crate::harness::gist(message);
         match model::zone(&case) {
             Zone::Strict => Some(Vector {
                 description: format!("the implementation errored on a strict-zone case: {message}"),

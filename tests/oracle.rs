@@ -354,6 +354,51 @@ fn a_flood_on_stderr_is_drained_not_a_fault() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// An implementation that errors says why in its own words, which may run
+/// to a stack trace of many lines: the divergence quotes it on one line,
+/// its start and its end, and the vector's `observed` keeps it whole.
+#[test]
+fn an_errored_message_is_told_on_one_line_and_kept_whole() {
+    let trace = format!(
+        "Traceback (most recent call last):\n{}ValueError: the end says what",
+        "  File \"adapter.py\", line 1, in run\n".repeat(60)
+    );
+    let adapter = format!(
+        "import json, sys\n\
+         for line in sys.stdin:\n\
+         \x20   req = json.loads(line)\n\
+         \x20   if req['cmd'] == 'start': print(json.dumps({{'ready': True, 'version': 1}}), flush=True)\n\
+         \x20   elif req['cmd'] == 'run': print(json.dumps({{'seq': req['seq'], 'errored': True, 'message': {trace:?}}}), flush=True)\n\
+         \x20   else: break\n"
+    );
+    let out = Command::new(BIN)
+        .args([
+            "diff", "--cases", "0", "--json", "--", "python3", "-c", &adapter,
+        ])
+        .output()
+        .expect("diff runs");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    let found = &report["divergences"][0]["found"][0];
+    let description = found["description"].as_str().expect("a description");
+    assert!(!description.contains('\n'), "{description}");
+    assert!(
+        description.contains("Traceback (most recent call last):"),
+        "{description}"
+    );
+    assert!(
+        description.ends_with("ValueError: the end says what"),
+        "{description}"
+    );
+    assert!(description.chars().count() < 300, "{description}");
+    assert_eq!(found["observed"]["message"], Value::from(trace));
+}
+
 /// `diff --seed S` sends the cases `cases --seed S` prints, in order, each
 /// followed by its two siblings: a user can replay exactly what `diff` ran.
 #[test]

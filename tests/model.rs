@@ -39,34 +39,58 @@ fn encoded_len_is_the_longest_plausible_encoding() {
     }
 }
 
-/// Every Unicode scalar value, alone in a string and inside a run of plain
-/// ASCII (at an offset that moves with the character, so it falls at every
-/// place of a 32-byte block), costs what the rule for one character says:
-/// two bytes for the short escapes (and `/`), six for another control
-/// character and for the characters Go and .NET escape (`<`, `>`, `&`, `'`,
-/// `+`, the backtick), one for the rest of ASCII, and six for each UTF-16
-/// unit of anything else.
+/// What the rule for one character says it costs: two bytes for the short
+/// escapes (and `/`), six for another control character and for the
+/// characters Go and .NET escape (`<`, `>`, `&`, `'`, `+`, the backtick),
+/// one for the rest of ASCII, and six for each UTF-16 unit of anything else.
+fn cost(c: char) -> usize {
+    match c {
+        '"' | '\\' | '/' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
+        '<' | '>' | '&' | '\'' | '+' | '`' => 6,
+        c if c < ' ' => 6,
+        c if c.is_ascii() => 1,
+        c => 6 * c.len_utf16(),
+    }
+}
+
+/// Every Unicode scalar value, alone in a string, costs what [`cost`] says.
 #[test]
 fn encoded_len_of_every_character() {
     for c in (0..=0x10_ffff).filter_map(char::from_u32) {
-        let expected = match c {
-            '"' | '\\' | '/' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
-            '<' | '>' | '&' | '\'' | '+' | '`' => 6,
-            c if c < ' ' => 6,
-            c if c.is_ascii() => 1,
-            c => 6 * c.len_utf16(),
-        };
         let value = Value::String(c.to_string());
-        assert_eq!(encoded_len(&value), 2 + expected, "U+{:04X}", u32::from(c));
-        let before = u32::from(c) as usize % 64;
-        let run = format!("{}{c}{}", "x".repeat(before), "x".repeat(100 - before));
-        let value = Value::String(run);
-        assert_eq!(
-            encoded_len(&value),
-            102 + expected,
-            "U+{:04X} after {before}",
-            u32::from(c)
-        );
+        assert_eq!(encoded_len(&value), 2 + cost(c), "U+{:04X}", u32::from(c));
+    }
+}
+
+/// Inside a run of plain ASCII, which `encoded_len` checks 32 bytes at a
+/// time, every ASCII character and one of each UTF-8 length (at the edges
+/// of each) costs what [`cost`] says at every place of the run: in each
+/// 32-byte block, across two, and in what is left after the last.
+#[test]
+fn encoded_len_of_a_character_anywhere_in_a_long_string() {
+    let others = [
+        '\u{80}',
+        'é',
+        '\u{7ff}',
+        '\u{800}',
+        '€',
+        '\u{ffff}',
+        '\u{10000}',
+        '😀',
+        '\u{10ffff}',
+    ];
+    for c in (0..128u8).map(char::from).chain(others) {
+        for before in 0..=100 {
+            let run = format!("{}{c}{}", "x".repeat(before), "x".repeat(100 - before));
+            let value = Value::String(run);
+            let expected = 102 + cost(c);
+            assert_eq!(
+                encoded_len(&value),
+                expected,
+                "U+{:04X} after {before}",
+                u32::from(c)
+            );
+        }
     }
 }
 

@@ -91,6 +91,14 @@ fn encoded_len_of_a_character_anywhere_in_a_long_string() {
                 u32::from(c)
             );
         }
+        let alone = Value::String(c.to_string().repeat(70));
+        let expected = 2 + 70 * cost(c);
+        assert_eq!(
+            encoded_len(&alone),
+            expected,
+            "70 of U+{:04X}",
+            u32::from(c)
+        );
     }
 }
 

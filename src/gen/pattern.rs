@@ -10,8 +10,8 @@
 //! and writes the characters straight into one string; it keeps a copy of
 //! the random generator as it was, and builds proptest's own value tree from
 //! that copy only if the string is ever shrunk. So each seeded stream, and
-//! each shrink, is what `string_regex` gives (`tests/properties.rs` checks
-//! it on every pattern the generators use).
+//! each shrink, is what `string_regex` gives (the test below checks it on
+//! every pattern the generators use).
 //!
 //! Only what the generators' patterns use is drawn this way: literals,
 //! Unicode classes, bounded repetitions, groups and concatenations. Any other
@@ -102,15 +102,11 @@ pub(super) struct Pattern {
 }
 
 impl Pattern {
-    /// The strategy for `regex`, or `None` if it is not one of the
-    /// patterns drawn here, or does not parse.
-    pub(super) fn new(regex: &str, shrinks: BoxedStrategy<String>) -> Option<Pattern> {
-        let hir = regex_syntax::ParserBuilder::new()
-            .build()
-            .parse(regex)
-            .ok()?;
+    /// The strategy for the pattern `hir`, whose `string_regex` strategy
+    /// is `shrinks`; `None` if it is not one of the patterns drawn here.
+    pub(super) fn new(hir: &Hir, shrinks: BoxedStrategy<String>) -> Option<Pattern> {
         Some(Pattern {
-            draw: Draw::of(&hir)?,
+            draw: Draw::of(hir)?,
             shrinks,
         })
     }
@@ -209,7 +205,8 @@ mod tests {
     #[test]
     fn a_pattern_draws_and_shrinks_as_string_regex_does() {
         for regex in DRAWN.iter().chain(LEFT) {
-            let drawn = Pattern::new(regex, matching(regex)).is_some();
+            let hir = regex_syntax::Parser::new().parse(regex).expect("parses");
+            let drawn = Pattern::new(&hir, matching(regex)).is_some();
             assert_eq!(drawn, DRAWN.contains(regex), "{regex:?}");
             let real = proptest::string::string_regex(regex).expect("parses");
             let ours = matching(regex);

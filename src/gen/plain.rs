@@ -116,16 +116,19 @@ pub(super) fn object(pairs: impl IntoIterator<Item = (String, Value)>) -> Value 
     Value::Object(pairs.into_iter().collect())
 }
 
-/// A string matching `regex`. The pattern is parsed once, here; a `&str`
-/// used as a strategy parses it again for every value drawn. Drawn by
-/// [`Pattern`] where it can, which makes the same strings without building
-/// a value tree for each; the values, and so every seeded stream, are the
-/// same either way.
+/// A string matching `regex`. The pattern is parsed once, here (as
+/// `string_regex` parses it); a `&str` used as a strategy parses it again
+/// for every value drawn. Drawn by [`Pattern`] where it can, which makes the
+/// same strings without building a value tree for each; the values, and so
+/// every seeded stream, are the same either way.
 pub(super) fn matching(regex: &str) -> BoxedStrategy<String> {
-    let shrinks = proptest::string::string_regex(regex)
-        .expect("the generators' own patterns parse")
+    let hir = regex_syntax::Parser::new()
+        .parse(regex)
+        .expect("the generators' own patterns parse");
+    let shrinks = proptest::string::string_regex_parsed(&hir)
+        .expect("the generators' own patterns are drawable")
         .boxed();
-    match Pattern::new(regex, shrinks.clone()) {
+    match Pattern::new(&hir, shrinks.clone()) {
         Some(pattern) => pattern.boxed(),
         None => shrinks,
     }

@@ -729,11 +729,7 @@ fn drain(mut pipe: impl Read, tail: &Mutex<VecDeque<u8>>) {
 /// assert_eq!(gist.chars().count(), 201);
 /// ```
 pub fn gist(text: &str) -> String {
-    let one_line: String = text
-        .trim()
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
+    let one_line = one_line(text.trim());
     let count = one_line.chars().count();
     if count <= 200 {
         return one_line;
@@ -743,12 +739,16 @@ pub fn gist(text: &str) -> String {
     format!("{head}…{tail}")
 }
 
+/// `text` with each control character (a newline among them) a space.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
 /// The start of a long text, on one line.
 pub fn excerpt(text: &str) -> String {
-    let one_line: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
+    let one_line = one_line(text);
     match one_line.char_indices().nth(200) {
         Some((at, _)) => format!("{}…", &one_line[..at]),
         None => one_line,

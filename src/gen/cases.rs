@@ -12,7 +12,7 @@ pub(super) const OVERSIZE: usize = 512_001;
 /// The calls of a strict case, before assembling: none (2 %), or one to
 /// four, as many of each.
 pub(super) fn raw_calls() -> BoxedStrategy<Vec<(String, Value)>> {
-    prop_oneof![
+    one_of![
         1 => Just(vec![]),
         49 => vec((call_id(), marked_result()), 1..=4),
     ]
@@ -42,7 +42,7 @@ pub fn strict_case() -> BoxedStrategy<Case> {
             m.insert("artifacts".into(), Value::Array(entries));
             vec![(id, Value::Object(m))]
         });
-    prop_oneof![
+    one_of![
         96 => (
             exposed(),
             raw_calls(),
@@ -118,8 +118,8 @@ pub(super) enum Twist {
 }
 
 pub(super) fn twist() -> BoxedStrategy<Twist> {
-    prop_oneof![
-        prop_oneof![
+    one_of![
+        one_of![
             text().prop_map(Value::String),
             number(),
             Just(Value::Null),
@@ -127,7 +127,7 @@ pub(super) fn twist() -> BoxedStrategy<Twist> {
             vec(artifact_entry(), 0..=3).prop_map(Value::Array),
         ]
         .prop_map(Twist::NotObject),
-        prop_oneof![
+        one_of![
             1 => well_formed_entry(),
             1 => well_formed_entry().prop_map(|e| json!({"0": e})),
             // The entries as JSON text, which a runtime that "helpfully"
@@ -137,7 +137,7 @@ pub(super) fn twist() -> BoxedStrategy<Twist> {
             1 => number(),
         ]
         .prop_map(Twist::ArtifactsNotArray),
-        prop_oneof![
+        one_of![
             Just(None),
             Just(Some(json!("true"))),
             Just(Some(json!(1))),
@@ -150,15 +150,15 @@ pub(super) fn twist() -> BoxedStrategy<Twist> {
         // and more often than elsewhere a malformed one that still has both
         // `type` and `payload`, which a runtime lifting them unfiltered keeps.
         vec(
-            prop_oneof![
+            one_of![
                 3 => artifact_entry(),
-                1 => (artifact_type(), prop_oneof![text().prop_map(Value::String), Just(Value::Null), Just(json!([]))])
+                1 => (artifact_type(), one_of![text().prop_map(Value::String), Just(Value::Null), Just(json!([]))])
                     .prop_map(|(t, p)| json!({"type": t, "payload": p})),
             ],
             0..=3
         )
         .prop_map(Twist::Reserved),
-        prop_oneof![
+        one_of![
             many_entries(51..=56).prop_map(Twist::TooMany),
             (OVERSIZE..OVERSIZE + 8_000, canary()).prop_map(|(n, c)| Twist::TooBig(n, c)),
         ],
@@ -252,5 +252,5 @@ pub fn lenient_case() -> BoxedStrategy<Case> {
 /// A valid case: 84 % [`strict_case`], 16 % [`lenient_case`]. Each `exposed`
 /// value comes a third of the time.
 pub fn case() -> BoxedStrategy<Case> {
-    prop_oneof![84 => strict_case(), 16 => lenient_case()].boxed()
+    one_of![84 => strict_case(), 16 => lenient_case()].boxed()
 }

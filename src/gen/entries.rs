@@ -54,7 +54,7 @@ pub const ODD_TYPES: &[&str] = &[
 /// would change ([`ODD_TYPES`]), or a type of 257 to 400 bytes. Never empty:
 /// RT-TOOL-6 refuses an empty `type`, and [`malformed_entry`] makes those.
 pub fn artifact_type() -> BoxedStrategy<String> {
-    prop_oneof![
+    one_of![
         16 => select(TYPES).prop_map(str::to_owned),
         2 => canary(),
         2 => text().prop_map(|t| if t.is_empty() { "x".to_owned() } else { t }),
@@ -67,7 +67,7 @@ pub fn artifact_type() -> BoxedStrategy<String> {
 
 /// The value of an extra key on an entry.
 pub(super) fn extra_value() -> BoxedStrategy<Value> {
-    prop_oneof![
+    one_of![
         2 => text().prop_map(Value::String),
         2 => canary().prop_map(Value::String),
         1 => spoofed_id(),
@@ -80,7 +80,7 @@ pub(super) fn extra_value() -> BoxedStrategy<Value> {
 /// `tool_call_id`, a near miss ([`NEAR_MISS_KEYS`]; `__proto__` and
 /// `constructor` more often than the others), or an arbitrary key.
 pub fn entry_extra() -> BoxedStrategy<(String, Value)> {
-    prop_oneof![
+    one_of![
         3 => spoofed_id().prop_map(|id| ("tool_call_id".to_owned(), id)),
         3 => (select(NEAR_MISS_KEYS), extra_value()).prop_map(|(k, v)| (k.to_owned(), v)),
         // The prototype keys once more: a prototype-based runtime that copies
@@ -102,7 +102,7 @@ pub fn well_formed_entry() -> BoxedStrategy<Value> {
     (
         artifact_type(),
         payload(),
-        prop_oneof![3 => Just(vec![]), 2 => vec(entry_extra(), 1..=3)],
+        one_of![3 => Just(vec![]), 2 => vec(entry_extra(), 1..=3)],
         any::<bool>(),
     )
         .prop_map(|(kind, payload, extras, extras_first)| {
@@ -130,29 +130,28 @@ pub fn well_formed_entry() -> BoxedStrategy<Value> {
 /// that is not an object (a string, an array, null, a number, a boolean).
 /// Its contents may carry canaries and spoofed ids.
 pub fn malformed_entry() -> BoxedStrategy<Value> {
-    let not_object = prop_oneof![
-        prop_oneof![text(), canary(), select(TYPES).prop_map(str::to_owned)]
-            .prop_map(Value::String),
+    let not_object = one_of![
+        one_of![text(), canary(), select(TYPES).prop_map(str::to_owned)].prop_map(Value::String),
         number(),
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
         (artifact_type(), payload()).prop_map(|(t, p)| json!([t, p])),
     ];
-    let not_string = prop_oneof![
+    let not_string = one_of![
         number(),
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
         select(TYPES).prop_map(|t| json!([t])),
         select(TYPES).prop_map(|t| json!({"name": t})),
     ];
-    let not_object_payload = prop_oneof![
-        prop_oneof![text(), canary(), url()].prop_map(Value::String),
+    let not_object_payload = one_of![
+        one_of![text(), canary(), url()].prop_map(Value::String),
         vec(scalar(), 0..3).prop_map(Value::Array),
         Just(Value::Null),
         number(),
         any::<bool>().prop_map(Value::Bool),
     ];
-    prop_oneof![
+    one_of![
         not_object,
         // No `type`, sometimes with a near miss in its place.
         (payload(), proptest::option::of(select(NEAR_MISS_KEYS))).prop_map(
@@ -176,5 +175,5 @@ pub fn malformed_entry() -> BoxedStrategy<Value> {
 /// An entry of an `artifacts` array: 70 % [`well_formed_entry`], 30 %
 /// [`malformed_entry`].
 pub fn artifact_entry() -> BoxedStrategy<Value> {
-    prop_oneof![7 => well_formed_entry(), 3 => malformed_entry()].boxed()
+    one_of![7 => well_formed_entry(), 3 => malformed_entry()].boxed()
 }

@@ -5,5 +5,5 @@ use super::*;
 /// The author's instance choice: `None` (the default), `Some(false)` or
 /// `Some(true)`, a third each.
 pub fn exposed() -> BoxedStrategy<Option<bool>> {
-    prop_oneof![Just(None), Just(Some(false)), Just(Some(true))].boxed()
+    one_of![Just(None), Just(Some(false)), Just(Some(true))].boxed()
 }

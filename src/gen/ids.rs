@@ -35,7 +35,7 @@ pub(super) const GHOST_ID: &str = "call_ghost";
 /// Anthropic-style ids, and edge ids (empty, whitespace, non-ASCII,
 /// zero-width). Not necessarily unique: [`case`] makes a case's ids unique.
 pub fn call_id() -> BoxedStrategy<String> {
-    prop_oneof![
+    one_of![
         6 => (1u32..=9).prop_map(|n| format!("c{n}")),
         3 => matching("call_[A-Za-z0-9]{8,24}"),
         1 => matching("toolu_[A-Za-z0-9]{12}"),
@@ -48,12 +48,12 @@ pub fn call_id() -> BoxedStrategy<String> {
 /// until [`case`] replaces it), the call's own id, a random [`call_id`]
 /// (often a real one too), a canary, or not a string at all.
 pub(super) fn spoofed_id() -> BoxedStrategy<Value> {
-    prop_oneof![
+    one_of![
         3 => (0usize..4).prop_map(|k| Value::String(format!("{MARK_SIBLING}{k}"))),
         1 => Just(Value::String(MARK_OWN.to_owned())),
         2 => call_id().prop_map(Value::String),
         1 => canary().prop_map(Value::String),
-        1 => prop_oneof![
+        1 => one_of![
             Just(Value::Null),
             (0i64..10).prop_map(Value::from),
             Just(json!({"id": "c1"})),
@@ -67,7 +67,7 @@ pub(super) fn spoofed_id() -> BoxedStrategy<Value> {
 /// replaces it), the call's own id, or an id no call has; never a canary,
 /// since `data` may hold none.
 pub(super) fn data_id() -> BoxedStrategy<Value> {
-    prop_oneof![
+    one_of![
         2 => (0usize..4).prop_map(|k| Value::String(format!("{MARK_SIBLING}{k}"))),
         1 => Just(Value::String(MARK_OWN.to_owned())),
         1 => (0u32..1000).prop_map(|n| Value::String(format!("call_unknown_{n}"))),

@@ -90,6 +90,7 @@ mod payloads;
 mod plain;
 mod results;
 mod stream;
+mod union;
 
 pub use self::canary::*;
 pub use self::cases::*;
@@ -102,3 +103,4 @@ pub use self::payloads::*;
 pub use self::plain::*;
 pub use self::results::*;
 pub use self::stream::*;
+use self::union::one_of;

@@ -17,7 +17,7 @@ pub(super) const INSTRUCTION_TAILS: &[&str] = &[
 /// The base of a payload, without canaries, marks or anything adversarial: a
 /// link, a file, a small record, or the empty object.
 pub(super) fn payload_base() -> BoxedStrategy<Map<String, Value>> {
-    prop_oneof![
+    one_of![
         3 => (url(), proptest::option::of(text())).prop_map(|(url, title)| {
             let mut m = Map::new();
             m.insert("url".into(), url.into());
@@ -53,7 +53,7 @@ pub fn plain_payload() -> BoxedStrategy<Value> {
 /// One adversarial key of a payload.
 pub(super) fn payload_feature() -> BoxedStrategy<(String, Value)> {
     let nest = select(vec!["meta", "source", "context", "origin"]);
-    prop_oneof![
+    one_of![
         // A canary as a value, or as a key.
         2 => (select(vec!["note", "secret", "internal_url"]), canary())
             .prop_map(|(k, c)| (k.to_owned(), Value::String(c))),
@@ -71,7 +71,7 @@ pub(super) fn payload_feature() -> BoxedStrategy<(String, Value)> {
         2 => spoofed_id().prop_map(|id| ("tool_call_id".to_owned(), id)),
         // A `type` or a `payload` of the payload's own, which a runtime that
         // spreads or unwraps the payload takes for the entry's.
-        1 => prop_oneof![select(TYPES).prop_map(str::to_owned), canary()]
+        1 => one_of![select(TYPES).prop_map(str::to_owned), canary()]
             .prop_map(|t| ("type".to_owned(), Value::String(t))),
         1 => plain_payload().prop_map(|p| ("payload".to_owned(), p)),
         // A `tool_call_id` nested 1 to 4 objects deep.
@@ -101,7 +101,7 @@ pub(super) fn payload_feature() -> BoxedStrategy<(String, Value)> {
 pub fn payload() -> BoxedStrategy<Value> {
     (
         payload_base(),
-        prop_oneof![3 => Just(vec![]), 2 => vec(payload_feature(), 1..=2)],
+        one_of![3 => Just(vec![]), 2 => vec(payload_feature(), 1..=2)],
     )
         .prop_map(|(mut base, features)| {
             base.extend(features);

@@ -31,7 +31,7 @@ pub(super) const ODD_STRINGS: &[&str] = &[
 /// control characters, escapes), or a few arbitrary characters. Never a
 /// canary.
 pub fn text() -> BoxedStrategy<String> {
-    prop_oneof![
+    one_of![
         4 => matching("[a-z]{1,8}( [a-z]{1,8}){0,3}"),
         1 => Just(String::new()),
         2 => select(ODD_STRINGS).prop_map(str::to_owned),
@@ -43,13 +43,13 @@ pub fn text() -> BoxedStrategy<String> {
 /// An object key: an identifier-like word or any [`text`], the empty string
 /// included.
 pub fn key() -> BoxedStrategy<String> {
-    prop_oneof![4 => matching("[a-z_]{1,8}"), 1 => text()].boxed()
+    one_of![4 => matching("[a-z_]{1,8}"), 1 => text()].boxed()
 }
 
 /// A number exact as an IEEE-754 double: a small integer, a quarter
 /// (`-2.75`, `0.5`), or an integer at the edge of exactness (±2^53 − 1).
 pub fn number() -> BoxedStrategy<Value> {
-    prop_oneof![
+    one_of![
         4 => (-1000i64..=1000).prop_map(Value::from),
         2 => (-4000i64..=4000).prop_map(quarter),
         1 => select(vec![0i64, 1, -1, 9_007_199_254_740_991, -9_007_199_254_740_991])
@@ -65,7 +65,7 @@ pub(super) fn quarter(q: i64) -> Value {
 
 /// A JSON scalar: null, a boolean, a [`number`] or a [`text`].
 pub fn scalar() -> BoxedStrategy<Value> {
-    prop_oneof![
+    one_of![
         1 => Just(Value::Null),
         1 => any::<bool>().prop_map(Value::Bool),
         2 => number(),
@@ -82,7 +82,7 @@ pub fn json(depth: u32) -> BoxedStrategy<Value> {
     let key = key();
     scalar()
         .prop_recursive(depth, 16, 3, move |inner| {
-            prop_oneof![
+            one_of![
                 vec(inner.clone(), 0..=3).prop_map(Value::Array),
                 vec((key.clone(), inner), 0..=3).prop_map(object),
             ]
@@ -95,7 +95,7 @@ pub fn json(depth: u32) -> BoxedStrategy<Value> {
 pub fn deep(max: usize) -> BoxedStrategy<Value> {
     (
         vec(
-            prop_oneof![3 => key().prop_map(Some), 1 => Just(None)],
+            one_of![3 => key().prop_map(Some), 1 => Just(None)],
             1..=max.max(1),
         ),
         scalar(),

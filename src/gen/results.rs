@@ -36,7 +36,7 @@ pub const DELIMITERS: &[&str] = &[
 /// no call's). Never a canary, and never RT-TOOL-2's reserved `artifacts`
 /// key (that is a lenient twist).
 pub fn data() -> BoxedStrategy<Option<Value>> {
-    prop_oneof![
+    one_of![
         1 => (text(), url()).prop_map(|(t, u)| Some(json!([
             {"type": "text", "text": t},
             {"type": "resource_link", "uri": u, "name": "result"},
@@ -63,7 +63,7 @@ pub fn data() -> BoxedStrategy<Option<Value>> {
 /// A result's `artifacts` (`None`: no `artifacts` key): absent, null, empty,
 /// or one to four [`artifact_entry`]s.
 pub(super) fn artifacts_field() -> BoxedStrategy<Option<Value>> {
-    prop_oneof![
+    one_of![
         2 => Just(None),
         1 => Just(Some(Value::Null)),
         1 => Just(Some(json!([]))),
@@ -75,7 +75,7 @@ pub(super) fn artifacts_field() -> BoxedStrategy<Option<Value>> {
 /// A result-level decoy: one of [`DECOY_KEYS`] holding a canary, text around
 /// a canary, a sibling's id, or an artifact list written out as text.
 pub fn decoy() -> BoxedStrategy<(String, Value)> {
-    let value = prop_oneof![
+    let value = one_of![
         canary().prop_map(Value::String),
         canary().prop_map(|c| Value::String(format!("Artifact saved at https://{c}.example/"))),
         (0usize..4).prop_map(|k| Value::String(format!("{MARK_SIBLING}{k}"))),
@@ -93,15 +93,15 @@ pub(super) fn marked_result() -> BoxedStrategy<Value> {
     (
         proptest::bool::weighted(0.85),
         data(),
-        prop_oneof![
+        one_of![
             3 => Just(None),
             2 => Just(Some(Value::Null)),
             1 => text().prop_map(|t| Some(Value::String(t))),
         ],
         artifacts_field(),
-        prop_oneof![8 => Just(vec![]), 1 => vec(decoy(), 1..=2)],
-        prop_oneof![5 => Just(None), 1 => prop_oneof![url(), file_name()].prop_map(Some)],
-        prop_oneof![10 => Just(None), 1 => data_id().prop_map(Some)],
+        one_of![8 => Just(vec![]), 1 => vec(decoy(), 1..=2)],
+        one_of![5 => Just(None), 1 => one_of![url(), file_name()].prop_map(Some)],
+        one_of![10 => Just(None), 1 => data_id().prop_map(Some)],
     )
         .prop_map(|(success, data, error, artifacts, decoys, shared, id)| {
             let mut data = data;

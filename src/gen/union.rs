@@ -1,0 +1,298 @@
+//! [`OneOf`], the generators' `one_of!`: proptest's `prop_oneof!`, drawn
+//! with the same draws and shrunk the same way, but with a value tree a few
+//! words wide.
+//!
+//! `prop_oneof!` builds a `TupleUnion`. Its value tree keeps, for every
+//! option before the one it picked, a lazily generated tree holding a whole
+//! `TestRunner` (536 bytes) by value, so that a shrink can fall back to
+//! that option; a ten-option union's tree is over 5 KB, and it is moved by
+//! value up through every tuple and map around it. That moving was a fifth
+//! of generating a case. [`OneOf`] keeps the same runner in a box and each
+//! option's tree behind a pointer, and makes the same draws in the same
+//! order:
+//!
+//! 1. a weighted pick: one uniform draw below the sum of the weights (none
+//!    when there is one option, as `prop_oneof!` with one option is that
+//!    option);
+//! 2. for each option before the pick, in order, a runner of its own from
+//!    [`TestRunner::new_rng`] and the parent's configuration (proptest's
+//!    `partial_clone`, which also shares the parent's count of `flat_map`
+//!    regenerations; no generator here uses `flat_map`);
+//! 3. the picked option's tree.
+//!
+//! Shrinking follows `prop_oneof!`'s: shrink the picked option; when it
+//! cannot shrink further, fall back to the nearest earlier option that
+//! generates; `complicate` after such a fall-back returns to the option it
+//! left, and never falls below it again. The unit test below holds both to
+//! the same values, the same draws and the same shrinking.
+
+use std::fmt;
+use std::sync::Arc;
+
+use proptest::strategy::{BoxedStrategy, NewTree, Strategy, ValueTree};
+use proptest::test_runner::{Config, TestRng, TestRunner};
+
+/// `one_of![w => strategy, …]` or `one_of![strategy, …]` (each weight 1):
+/// `prop_oneof!` as a [`OneOf`].
+macro_rules! one_of {
+    ($($item:expr),+ $(,)?) => {
+        $crate::gen::union::one_of![$(1 => $item),+]
+    };
+    ($($weight:expr => $item:expr),+ $(,)?) => {
+        $crate::gen::union::OneOf::new(vec![$(($weight, $item.boxed())),+])
+    };
+}
+pub(crate) use one_of;
+
+/// A weighted choice among strategies of one value type.
+pub struct OneOf<T> {
+    options: Arc<[(u32, BoxedStrategy<T>)]>,
+}
+
+impl<T> OneOf<T> {
+    /// The options, each with its weight. Panics if there are none.
+    pub fn new(options: Vec<(u32, BoxedStrategy<T>)>) -> OneOf<T> {
+        assert!(!options.is_empty(), "one_of! needs an option");
+        OneOf {
+            options: options.into(),
+        }
+    }
+
+    /// The option a uniform draw picks, as `prop_oneof!` picks it: the
+    /// number of options whose running sum of weights is at most the draw.
+    fn pick(&self, runner: &mut TestRunner) -> usize {
+        if self.options.len() == 1 {
+            return 0;
+        }
+        let sum: u64 = self.options.iter().map(|&(w, _)| u64::from(w)).sum();
+        // proptest draws from the half-open range 0..sum; rand's uniform
+        // integer sampler makes that the closed range 0..=sum-1.
+        let drawn = proptest::num::sample_uniform_incl(runner, 0, sum - 1);
+        self.options
+            .iter()
+            .scan(0u64, |running, &(w, _)| {
+                *running += u64::from(w);
+                Some(*running)
+            })
+            .filter(|&running| running <= drawn)
+            .count()
+    }
+}
+
+impl<T> Clone for OneOf<T> {
+    fn clone(&self) -> OneOf<T> {
+        OneOf {
+            options: Arc::clone(&self.options),
+        }
+    }
+}
+
+impl<T> fmt::Debug for OneOf<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OneOf")
+            .field(
+                "weights",
+                &self.options.iter().map(|o| o.0).collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}
+
+impl<T: fmt::Debug> Strategy for OneOf<T> {
+    type Tree = OneOfTree<T>;
+    type Value = T;
+
+    fn new_tree(&self, runner: &mut TestRunner) -> NewTree<Self> {
+        let pick = self.pick(runner);
+        let mut trees = Vec::with_capacity(pick + 1);
+        for _ in 0..pick {
+            let rng = runner.new_rng();
+            trees.push(Lazy::Waiting(Box::new((runner.config().clone(), rng))));
+        }
+        trees.push(Lazy::Ready(self.options[pick].1.new_tree(runner)?));
+        Ok(OneOfTree {
+            options: Arc::clone(&self.options),
+            trees,
+            pick,
+            min_pick: 0,
+            prev_pick: None,
+        })
+    }
+}
+
+/// An option's tree: not generated yet (with what its runner is made of),
+/// generated, or failed to generate.
+enum Lazy<T> {
+    Waiting(Box<(Config, TestRng)>),
+    Ready(Box<dyn ValueTree<Value = T>>),
+    Failed,
+}
+
+/// [`OneOf`]'s value tree. Between calls, `pick` and `prev_pick` always
+/// name generated trees.
+pub struct OneOfTree<T> {
+    options: Arc<[(u32, BoxedStrategy<T>)]>,
+    trees: Vec<Lazy<T>>,
+    pick: usize,
+    min_pick: usize,
+    prev_pick: Option<usize>,
+}
+
+impl<T: fmt::Debug> OneOfTree<T> {
+    fn picked(&mut self) -> &mut dyn ValueTree<Value = T> {
+        match &mut self.trees[self.pick] {
+            Lazy::Ready(tree) => tree.as_mut(),
+            _ => unreachable!("the picked option is always generated"),
+        }
+    }
+
+    /// Generates option `i`'s tree if it waits; whether it is generated.
+    fn generate(&mut self, i: usize) -> bool {
+        if let Lazy::Waiting(_) = self.trees[i] {
+            let Lazy::Waiting(parts) = std::mem::replace(&mut self.trees[i], Lazy::Failed) else {
+                unreachable!()
+            };
+            let (config, rng) = *parts;
+            let mut runner = TestRunner::new_with_rng(config, rng);
+            if let Ok(tree) = self.options[i].1.new_tree(&mut runner) {
+                self.trees[i] = Lazy::Ready(tree);
+            }
+        }
+        matches!(self.trees[i], Lazy::Ready(_))
+    }
+}
+
+impl<T> fmt::Debug for OneOfTree<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OneOfTree")
+            .field("pick", &self.pick)
+            .field("min_pick", &self.min_pick)
+            .field("prev_pick", &self.prev_pick)
+            .finish()
+    }
+}
+
+impl<T: fmt::Debug> ValueTree for OneOfTree<T> {
+    type Value = T;
+
+    fn current(&self) -> T {
+        match &self.trees[self.pick] {
+            Lazy::Ready(tree) => tree.current(),
+            _ => unreachable!("the picked option is always generated"),
+        }
+    }
+
+    fn simplify(&mut self) -> bool {
+        if self.picked().simplify() {
+            self.prev_pick = None;
+            return true;
+        }
+        if self.pick == self.min_pick {
+            return false;
+        }
+        self.prev_pick = Some(self.pick);
+        let mut next = self.pick;
+        while next > self.min_pick {
+            next -= 1;
+            if self.generate(next) {
+                self.pick = next;
+                return true;
+            }
+        }
+        false
+    }
+
+    fn complicate(&mut self) -> bool {
+        match self.prev_pick.take() {
+            Some(pick) => {
+                self.pick = pick;
+                self.min_pick = pick;
+                true
+            }
+            None => self.picked().complicate(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use proptest::test_runner::RngAlgorithm;
+
+    fn runner(seed: u64) -> TestRunner {
+        let mut bytes = [0u8; 32];
+        bytes[..8].copy_from_slice(&seed.to_le_bytes());
+        TestRunner::new_with_rng(
+            proptest::test_runner::Config::default(),
+            TestRng::from_seed(RngAlgorithm::ChaCha, &bytes),
+        )
+    }
+
+    /// Draws `ours` and `theirs` from runners of the same seed and holds
+    /// them to the same value, the same draws after, and the same values
+    /// along a walk of shrinks that simplifies until it cannot and
+    /// complicates every third step.
+    fn same<A, B>(ours: &A, theirs: &B, seeds: std::ops::Range<u64>)
+    where
+        A: Strategy,
+        B: Strategy<Value = A::Value>,
+        A::Value: PartialEq,
+    {
+        for seed in seeds {
+            let (mut r1, mut r2) = (runner(seed), runner(seed));
+            let (mut a, mut b) = (
+                ours.new_tree(&mut r1).unwrap(),
+                theirs.new_tree(&mut r2).unwrap(),
+            );
+            assert_eq!(a.current(), b.current(), "seed {seed}");
+            assert_eq!(
+                r1.rng().next_u64(),
+                r2.rng().next_u64(),
+                "seed {seed}: the draws after"
+            );
+            for step in 0..60 {
+                let (x, y) = if step % 3 == 2 {
+                    (a.complicate(), b.complicate())
+                } else {
+                    (a.simplify(), b.simplify())
+                };
+                assert_eq!(x, y, "seed {seed}, step {step}");
+                assert_eq!(a.current(), b.current(), "seed {seed}, step {step}");
+            }
+        }
+    }
+
+    #[test]
+    fn one_of_draws_and_shrinks_as_prop_oneof_does() {
+        let word = || "[a-z]{0,6}";
+        same(
+            &one_of![word(), Just("x".to_owned()), "[0-9]{1,3}"],
+            &prop_oneof![word(), Just("x".to_owned()), "[0-9]{1,3}"],
+            0..300,
+        );
+        same(
+            &one_of![1 => 0..10u32, 5 => 100..200u32, 2 => Just(7u32), 3 => (0..3u32).prop_filter("odd", |n| n % 2 == 1)],
+            &prop_oneof![1 => 0..10u32, 5 => 100..200u32, 2 => Just(7u32), 3 => (0..3u32).prop_filter("odd", |n| n % 2 == 1)],
+            0..300,
+        );
+        // Unions inside unions and collections, as the generators nest them.
+        let nested = || {
+            proptest::collection::vec(
+                prop_oneof![3 => Just(0u8), 1 => prop_oneof![1 => 1..5u8, 9 => 50..60u8]],
+                0..8,
+            )
+        };
+        let ours = proptest::collection::vec(
+            one_of![3 => Just(0u8), 1 => one_of![1 => 1..5u8, 9 => 50..60u8]],
+            0..8,
+        );
+        same(&ours, &nested(), 0..300);
+        // One option draws nothing, as `prop_oneof!` with one option is it.
+        same(
+            &one_of![7 => 0..1000u32],
+            &prop_oneof![7 => 0..1000u32],
+            0..50,
+        );
+    }
+}

@@ -6,17 +6,20 @@
 //! option before the one it picked, a lazily generated tree holding a whole
 //! `TestRunner` (536 bytes) by value, so that a shrink can fall back to
 //! that option; a ten-option union's tree is over 5 KB, and it is moved by
-//! value up through every tuple and map around it. That moving was a fifth
-//! of generating a case. [`OneOf`] keeps the same runner in a box and each
+//! value up through every tuple and map around it. That moving was a
+//! quarter of generating a case. [`OneOf`] keeps what that runner is made
+//! of (its configuration and random generator) in one box and each
 //! option's tree behind a pointer, and makes the same draws in the same
 //! order:
 //!
 //! 1. a weighted pick: one uniform draw below the sum of the weights (none
 //!    when there is one option, as `prop_oneof!` with one option is that
 //!    option);
-//! 2. for each option before the pick, in order, a runner of its own from
-//!    [`TestRunner::new_rng`] and the parent's configuration (proptest's
-//!    `partial_clone`, which also shares the parent's count of `flat_map`
+//! 2. for each option before the pick, in order, a random generator of its
+//!    own from [`TestRunner::new_rng`], kept with the parent's
+//!    configuration, from which that option's runner is made if a shrink
+//!    falls back to it (proptest's `partial_clone` makes the runner at
+//!    once, and also shares the parent's count of `flat_map`
 //!    regenerations; no generator here uses `flat_map`);
 //! 3. the picked option's tree.
 //!

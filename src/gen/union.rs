@@ -50,6 +50,8 @@ pub(crate) use one_of;
 /// A weighted choice among strategies of one value type.
 pub struct OneOf<T> {
     options: Arc<[(u32, BoxedStrategy<T>)]>,
+    /// The sum of the weights.
+    total: u64,
 }
 
 impl<T> OneOf<T> {
@@ -57,6 +59,7 @@ impl<T> OneOf<T> {
     pub fn new(options: Vec<(u32, BoxedStrategy<T>)>) -> OneOf<T> {
         assert!(!options.is_empty(), "one_of! needs an option");
         OneOf {
+            total: options.iter().map(|&(w, _)| u64::from(w)).sum(),
             options: options.into(),
         }
     }
@@ -67,10 +70,9 @@ impl<T> OneOf<T> {
         if self.options.len() == 1 {
             return 0;
         }
-        let sum: u64 = self.options.iter().map(|&(w, _)| u64::from(w)).sum();
-        // proptest draws from the half-open range 0..sum; rand's uniform
-        // integer sampler makes that the closed range 0..=sum-1.
-        let drawn = proptest::num::sample_uniform_incl(runner, 0, sum - 1);
+        // proptest draws from the half-open range 0..total; rand's uniform
+        // integer sampler makes that the closed range 0..=total-1.
+        let drawn = proptest::num::sample_uniform_incl(runner, 0, self.total - 1);
         self.options
             .iter()
             .scan(0u64, |running, &(w, _)| {
@@ -86,6 +88,7 @@ impl<T> Clone for OneOf<T> {
     fn clone(&self) -> OneOf<T> {
         OneOf {
             options: Arc::clone(&self.options),
+            total: self.total,
         }
     }
 }
@@ -151,16 +154,17 @@ impl<T: fmt::Debug> OneOfTree<T> {
 
     /// Generates option `i`'s tree if it waits; whether it is generated.
     fn generate(&mut self, i: usize) -> bool {
-        if let Lazy::Waiting(_) = self.trees[i] {
-            let Lazy::Waiting(parts) = std::mem::replace(&mut self.trees[i], Lazy::Failed) else {
-                unreachable!()
-            };
-            let (config, rng) = *parts;
-            let mut runner = TestRunner::new_with_rng(config, rng);
-            if let Ok(tree) = self.options[i].1.new_tree(&mut runner) {
-                self.trees[i] = Lazy::Ready(tree);
+        self.trees[i] = match std::mem::replace(&mut self.trees[i], Lazy::Failed) {
+            Lazy::Waiting(parts) => {
+                let (config, rng) = *parts;
+                let mut runner = TestRunner::new_with_rng(config, rng);
+                match self.options[i].1.new_tree(&mut runner) {
+                    Ok(tree) => Lazy::Ready(tree),
+                    Err(_) => Lazy::Failed,
+                }
             }
-        }
+            done => done,
+        };
         matches!(self.trees[i], Lazy::Ready(_))
     }
 }
@@ -220,17 +224,8 @@ impl<T: fmt::Debug> ValueTree for OneOfTree<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gen::runner;
     use proptest::prelude::*;
-    use proptest::test_runner::RngAlgorithm;
-
-    fn runner(seed: u64) -> TestRunner {
-        let mut bytes = [0u8; 32];
-        bytes[..8].copy_from_slice(&seed.to_le_bytes());
-        TestRunner::new_with_rng(
-            proptest::test_runner::Config::default(),
-            TestRng::from_seed(RngAlgorithm::ChaCha, &bytes),
-        )
-    }
 
     /// Draws `ours` and `theirs` from runners of the same seed and holds
     /// them to the same value, the same draws after, and the same values
@@ -243,7 +238,7 @@ mod tests {
         A::Value: PartialEq,
     {
         for seed in seeds {
-            let (mut r1, mut r2) = (runner(seed), runner(seed));
+            let (mut r1, mut r2) = (runner(seed, 0), runner(seed, 0));
             let (mut a, mut b) = (
                 ours.new_tree(&mut r1).unwrap(),
                 theirs.new_tree(&mut r2).unwrap(),

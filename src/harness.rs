@@ -780,6 +780,87 @@ mod tests {
         })
     }
 
+    /// A pipe that hands out `bytes` in reads of `sizes` bytes, in turn,
+    /// then fails with `error` if there is one, else ends.
+    struct Pipe<'a> {
+        bytes: &'a [u8],
+        sizes: std::iter::Cycle<std::slice::Iter<'a, usize>>,
+        error: bool,
+    }
+
+    impl Read for Pipe<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.bytes.is_empty() && self.error {
+                return Err(std::io::Error::other("the pipe broke"));
+            }
+            let n = self.sizes.next().map_or(0, |&s| s).min(buf.len());
+            let n = n.min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    /// What the reader thread hands over from `bytes` read in `sizes`: the
+    /// lines, and how the output ended.
+    fn read_in(bytes: &[u8], sizes: &[usize], max_line: usize, error: bool) -> (String, String) {
+        let replies = Replies::default();
+        let pipe = Pipe {
+            bytes,
+            sizes: sizes.iter().cycle(),
+            error,
+        };
+        read_replies(pipe, max_line, &replies);
+        let inbox = replies.lock();
+        let lines = String::from_utf8_lossy(&inbox.lines).into_owned();
+        assert_eq!(inbox.count, lines.matches('\n').count(), "{lines:?}");
+        let end = match &inbox.end {
+            Some(End::Eof) => "eof".to_owned(),
+            Some(End::Partial(p)) => format!("partial {}", String::from_utf8_lossy(p)),
+            Some(End::TooLong) => "too long".to_owned(),
+            Some(End::Failed(e)) => format!("failed: {e}"),
+            None => "none".to_owned(),
+        };
+        (lines, end)
+    }
+
+    #[test]
+    fn the_reader_hands_over_whole_lines_however_the_reads_fall() {
+        let text = "{\"a\":1}\n\nxyz\n0123456789\n";
+        // Every read size, and reads of mixed sizes.
+        let sizes: Vec<Vec<usize>> = (1..=text.len() + 1)
+            .map(|n| vec![n])
+            .chain([vec![3, 7, 1], vec![9, 2]])
+            .collect();
+        for sizes in &sizes {
+            let read =
+                |bytes: &str, max_line, error| read_in(bytes.as_bytes(), sizes, max_line, error);
+            let whole = (text.to_owned(), "eof".to_owned());
+            assert_eq!(read(text, 100, false), whole, "{sizes:?}");
+            // A line of `max_line` bytes is whole; one more byte is too long,
+            // and only the lines before it are handed over.
+            assert_eq!(read(text, 10, false), whole, "{sizes:?}");
+            let cut = ("{\"a\":1}\n\nxyz\n".to_owned(), "too long".to_owned());
+            assert_eq!(read(text, 9, false), cut, "{sizes:?}");
+            let unended = format!("{text}tail");
+            let partial = (text.to_owned(), "partial tail".to_owned());
+            assert_eq!(read(&unended, 10, false), partial, "{sizes:?}");
+            // Cut off at the limit, a line is still only unended.
+            let unended = format!("{text}0123456789");
+            let partial = (text.to_owned(), "partial 0123456789".to_owned());
+            assert_eq!(read(&unended, 10, false), partial, "{sizes:?}");
+            // A line under way may not outgrow the limit either.
+            let long = format!("{text}01234567890");
+            assert_eq!(
+                read(&long, 10, false),
+                (text.to_owned(), "too long".to_owned()),
+                "{sizes:?}"
+            );
+            let broke = (text.to_owned(), "failed: the pipe broke".to_owned());
+            assert_eq!(read(text, 10, true), broke, "{sizes:?}");
+        }
+    }
+
     #[test]
     fn a_reply_is_its_outcome_or_that_it_errored_or_skipped() {
         let outcome = |v: Value| Ok(Reply::Outcome(v));

@@ -781,7 +781,7 @@ mod tests {
     }
 
     /// A pipe that hands out `bytes` in reads of `sizes` bytes, in turn,
-    /// then fails with `error` if there is one, else ends.
+    /// then fails if `error`, else ends.
     struct Pipe<'a> {
         bytes: &'a [u8],
         sizes: std::iter::Cycle<std::slice::Iter<'a, usize>>,
@@ -793,8 +793,8 @@ mod tests {
             if self.bytes.is_empty() && self.error {
                 return Err(std::io::Error::other("the pipe broke"));
             }
-            let n = self.sizes.next().map_or(0, |&s| s).min(buf.len());
-            let n = n.min(self.bytes.len());
+            let n = self.sizes.next().map_or(0, |&s| s);
+            let n = n.min(buf.len()).min(self.bytes.len());
             buf[..n].copy_from_slice(&self.bytes[..n]);
             self.bytes = &self.bytes[n..];
             Ok(n)

@@ -1212,18 +1212,25 @@ pub const MARKER_KEY: &str = "rt_tool_3_marker";
 /// Tokens for siblings: `PREFIX` and 16 hex digits, drawn from a hash of
 /// the call ids, none that some string of the case already holds. The case
 /// itself is never serialized nor its artifacts copied.
+///
+/// A string holds a token exactly where it holds the prefix followed by the
+/// token's 16 digits, so the case is read once, for the digits after each
+/// place it holds the prefix: `"see CANARY0123456789abcdef!"` takes the
+/// number `0x0123_4567_89ab_cdef` from the canaries, `"CANARY-1"` none.
 struct Tokens {
-    taken: Vec<String>,
+    /// The numbers whose tokens some string of the case holds.
+    taken: Vec<u64>,
     state: u64,
 }
 
 impl Tokens {
     fn new(case: &Case, prefix: &str, salt: u64) -> Tokens {
         let mut taken = Vec::new();
+        let finder = memchr::memmem::Finder::new(prefix);
         for call in &case.calls {
             judge::strings(&call.result, &mut |s| {
-                if s.contains(prefix) {
-                    taken.push(s.to_owned());
+                for at in finder.find_iter(s.as_bytes()) {
+                    taken.extend(hex_digits(&s.as_bytes()[at + prefix.len()..]));
                 }
             });
         }
@@ -1243,6 +1250,9 @@ impl Tokens {
                 .state
                 .wrapping_mul(6_364_136_223_846_793_005)
                 .wrapping_add(1_442_695_040_888_963_407);
+            if self.taken.contains(&self.state) {
+                continue;
+            }
             // `format!("{prefix}{:016x}")`, without the formatting machinery:
             // a case's siblings take a few dozen tokens.
             let mut token = String::with_capacity(prefix.len() + 16);
@@ -1251,11 +1261,23 @@ impl Tokens {
                 let digit = (self.state >> (shift * 4)) & 0xf;
                 token.push(char::from(b"0123456789abcdef"[digit as usize]));
             }
-            if !self.taken.iter().any(|s| s.contains(&token)) {
-                return token;
-            }
+            return token;
         }
     }
+}
+
+/// The number that the first 16 bytes of `bytes` write as lowercase hex
+/// digits, as a token does; `None` if they do not.
+fn hex_digits(bytes: &[u8]) -> Option<u64> {
+    let digits = bytes.get(..16)?;
+    digits.iter().try_fold(0u64, |n, &b| {
+        let digit = match b {
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'f' => b - b'a' + 10,
+            _ => return None,
+        };
+        Some(n << 4 | u64::from(digit))
+    })
 }
 
 /// The marked sibling: the exposure flipped, and each call's `data` given a
@@ -1462,5 +1484,45 @@ mod tests {
             result.get("x").is_some() || result.get("y").is_none_or(|y| y == "")
         };
         shrinks_to_a_minimum(&case, &shows, "x and y");
+    }
+
+    /// The tokens of a case's two siblings: its markers, then its canaries.
+    fn tokens(case: &Case) -> Vec<String> {
+        let marked = marked_sibling(case);
+        let canaried = canary_sibling(&marked.case, ProseMode::DataOnly);
+        let markers = marked.markers.into_iter().flatten();
+        markers.chain(canaried.canaries).collect()
+    }
+
+    #[test]
+    fn no_token_of_a_sibling_is_one_the_case_already_holds() {
+        let case = |data: &str, note: &str| -> Case {
+            let call = |id: &str| {
+                json!({"tool_call_id": id, "result": {"success": true, "data": data,
+                    "artifacts": [{"type": "link", "payload": {"url": "u", note: note}}]}})
+            };
+            serde_json::from_value(json!({"calls": [call("c1"), call("c2")]})).unwrap()
+        };
+        let plain = tokens(&case("d", "n"));
+        // The same call ids draw the same tokens, unless the case holds them:
+        // here inside its `data`, a payload string and a payload key.
+        let (half, rest) = plain.split_at(plain.len() / 2);
+        let holding = case(
+            &format!("d {}!", half.join("x")),
+            &format!("-{}", rest.join(" ")),
+        );
+        let mut held = String::new();
+        for call in &holding.calls {
+            judge::strings(&call.result, &mut |s| held.push_str(&format!("{s}\n")));
+        }
+        assert!(plain.iter().all(|t| held.contains(t.as_str())), "{held}");
+        let drawn = tokens(&holding);
+        assert_eq!(drawn.len(), plain.len());
+        for token in &drawn {
+            assert!(
+                !held.contains(token.as_str()),
+                "{token} is in the case: {held}"
+            );
+        }
     }
 }

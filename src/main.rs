@@ -23,6 +23,24 @@ use rt_tool_3::wire::Case;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// From here on this process gets small (4 KiB) pages, not transparent huge
+/// pages, which mimalloc asks for and the kernel zeroes whole (2 MiB) when
+/// first touched. `diff` asks once it has started the implementation, which
+/// would inherit the setting and is left as it is. Best effort: a system
+/// that refuses keeps its huge pages, which is slower, not wrong.
+#[cfg(target_os = "linux")]
+fn small_pages() {
+    let (on, unused): (libc::c_ulong, libc::c_ulong) = (1, 0);
+    // SAFETY: PR_SET_THP_DISABLE takes a flag and changes only which pages
+    // the kernel gives this process from now on.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, on, unused, unused, unused);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn small_pages() {}
+
 #[derive(Parser)]
 #[command(
     name = "rt-tool-3",
@@ -469,6 +487,7 @@ fn run_diff(
         max_line,
     };
     let mut processes = start_copies(&command, &limits, jobs)?;
+    small_pages();
     let campaign = config.campaign();
     let total = config.shard.len(campaign.fixed + campaign.generated);
     let bar = (!files.json && io::stderr().is_terminal()).then(|| {

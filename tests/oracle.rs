@@ -459,6 +459,25 @@ fn a_missing_command_is_a_clear_error() {
     );
 }
 
+/// `diff` gives up transparent huge pages for itself only once its copies
+/// have started, so the implementation keeps the page policy it was started
+/// with. Here each copy is `serve` started by a shell that will not start it
+/// if huge pages are turned off for it.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_implementation_keeps_its_huge_pages() {
+    let script = format!(
+        "grep -q '^THP_enabled:[[:space:]]*0' /proc/self/status && exit 3; exec {BIN} serve"
+    );
+    let out = Command::new(BIN)
+        .args(["diff", "--cases", "2", "--jobs", "2", "--save", "/dev/null"])
+        .args(["--", "sh", "-c", &script])
+        .output()
+        .expect("diff runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+}
+
 /// The cross-language proof: a Python adapter written from the README alone
 /// passes `diff`, with the reference prose rendering demanded too.
 #[test]

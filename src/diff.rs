@@ -1229,9 +1229,7 @@ impl Tokens {
         let finder = memchr::memmem::Finder::new(prefix);
         for call in &case.calls {
             judge::strings(&call.result, &mut |s| {
-                for at in finder.find_iter(s.as_bytes()) {
-                    taken.extend(hex_digits(&s.as_bytes()[at + prefix.len()..]));
-                }
+                taken.extend(gen::hex_after(s, &finder))
             });
         }
         let state = case
@@ -1250,34 +1248,20 @@ impl Tokens {
                 .state
                 .wrapping_mul(6_364_136_223_846_793_005)
                 .wrapping_add(1_442_695_040_888_963_407);
-            if self.taken.contains(&self.state) {
-                continue;
+            if !self.taken.contains(&self.state) {
+                break;
             }
-            // `format!("{prefix}{:016x}")`, without the formatting machinery:
-            // a case's siblings take a few dozen tokens.
-            let mut token = String::with_capacity(prefix.len() + 16);
-            token.push_str(prefix);
-            for shift in (0..16).rev() {
-                let digit = (self.state >> (shift * 4)) & 0xf;
-                token.push(char::from(b"0123456789abcdef"[digit as usize]));
-            }
-            return token;
         }
+        // `format!("{prefix}{:016x}")`, without the formatting machinery:
+        // a case's siblings take a few dozen tokens.
+        let mut token = String::with_capacity(prefix.len() + 16);
+        token.push_str(prefix);
+        for shift in (0..16).rev() {
+            let digit = (self.state >> (shift * 4)) & 0xf;
+            token.push(char::from(b"0123456789abcdef"[digit as usize]));
+        }
+        token
     }
-}
-
-/// The number that the first 16 bytes of `bytes` write as lowercase hex
-/// digits, as a token does; `None` if they do not.
-fn hex_digits(bytes: &[u8]) -> Option<u64> {
-    let digits = bytes.get(..16)?;
-    digits.iter().try_fold(0u64, |n, &b| {
-        let digit = match b {
-            b'0'..=b'9' => b - b'0',
-            b'a'..=b'f' => b - b'a' + 10,
-            _ => return None,
-        };
-        Some(n << 4 | u64::from(digit))
-    })
 }
 
 /// The marked sibling: the exposure flipped, and each call's `data` given a

@@ -19,34 +19,40 @@ pub fn canary() -> BoxedStrategy<String> {
 /// case's results, in its strings and its object keys, sorted, without
 /// repeats. The generators here put canaries only outside `data`.
 pub fn canary_strings(case: &Case) -> Vec<String> {
-    fn scan(s: &str, found: &mut BTreeSet<String>) {
-        for (at, _) in s.match_indices(CANARY_PREFIX) {
-            let hex = &s[at + CANARY_PREFIX.len()..];
-            let digits = hex
-                .bytes()
-                .take_while(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
-                .count();
-            if digits >= 16 {
-                found.insert(s[at..at + CANARY_PREFIX.len() + 16].to_owned());
-            }
-        }
-    }
-    fn walk(v: &Value, found: &mut BTreeSet<String>) {
-        match v {
-            Value::String(s) => scan(s, found),
-            Value::Array(a) => a.iter().for_each(|x| walk(x, found)),
-            Value::Object(m) => m.iter().for_each(|(k, x)| {
-                scan(k, found);
-                walk(x, found);
-            }),
-            _ => {}
-        }
-    }
+    let finder = memchr::memmem::Finder::new(CANARY_PREFIX);
     let mut found = BTreeSet::new();
     for call in &case.calls {
-        walk(&call.result, &mut found);
+        crate::judge::strings(&call.result, &mut |s| {
+            found.extend(hex_after(s, &finder));
+        });
     }
-    found.into_iter().collect()
+    // Fixed-width lowercase hex sorts as its number does.
+    found
+        .into_iter()
+        .map(|n| format!("{CANARY_PREFIX}{n:016x}"))
+        .collect()
+}
+
+/// The number written as 16 lowercase hex digits right after each place
+/// `s` holds `finder`'s needle, as a canary and a sibling's token write
+/// them: `"see CANARY-0123456789abcdefZ"` gives `0x0123_4567_89ab_cdef`
+/// for `CANARY-`, and `"CANARY-0123"` nothing.
+pub(crate) fn hex_after<'s>(
+    s: &'s str,
+    finder: &'s memchr::memmem::Finder<'_>,
+) -> impl Iterator<Item = u64> + 's {
+    let after = finder.needle().len();
+    finder.find_iter(s.as_bytes()).filter_map(move |at| {
+        let digits = s.as_bytes().get(at + after..at + after + 16)?;
+        digits.iter().try_fold(0u64, |n, &b| {
+            let digit = match b {
+                b'0'..=b'9' => b - b'0',
+                b'a'..=b'f' => b - b'a' + 10,
+                _ => return None,
+            };
+            Some(n << 4 | u64::from(digit))
+        })
+    })
 }
 
 #[cfg(test)]

@@ -23,10 +23,14 @@
 //! - `--jobs` (`jobs`): the throughput of `diff --jobs 4` against that of
 //!   `--jobs 1` on `serve --delay-ms 2`, an implementation bound by waiting
 //!   (target ≥ 3.5×), and of `--jobs 2` against `--jobs 1` on the Python
-//!   adapter, bound by CPU, on a two-core machine (target ≥ 1.6×).
+//!   adapter, bound by CPU, on a two-core machine (target ≥ 1.6×);
+//! - against an older build (`compare`, with `RT_TOOL_3_BASELINE` set to
+//!   its `rt-tool-3`): this build's oracle CPU per case against that
+//!   build's, both driving the older build's `serve`, so that a change to
+//!   code the two sides share is seen on the oracle's side alone.
 //!
 //! `cargo bench -- NAME` runs only the benchmarks named `large`, `small`,
-//! `harness`, `cpu`, `jobs`, `hostile-reversed`, `hostile-repeated`,
+//! `harness`, `cpu`, `jobs`, `compare`, `hostile-reversed`, `hostile-repeated`,
 //! `hostile-reversed-10x`, `hostile-repeated-10x`, `hostile-foreign` or
 //! `hostile-near` that contain NAME (`hostile` runs the last six).
 //!
@@ -144,6 +148,9 @@ fn main() {
     }
     if wanted("jobs") {
         jobs(&dir);
+    }
+    if wanted("compare") {
+        compare(&dir);
     }
     hostile(&wanted);
     let _ = std::fs::remove_dir_all(&dir);
@@ -351,27 +358,20 @@ fn harness(dir: &Path) {
         let mut report = Value::Null;
         let mut run_diff = || {
             timed(|| {
-                let out = Command::new(BIN)
-                    .current_dir(dir)
-                    .args([
-                        "diff",
-                        "--cases",
-                        &cases.to_string(),
-                        "--seed",
-                        "3",
-                        "--json",
-                        "--",
-                    ])
-                    .args(&command)
-                    .output()
-                    .expect("diff runs");
-                assert_eq!(
-                    out.status.code(),
-                    Some(0),
-                    "{}",
-                    String::from_utf8_lossy(&out.stderr)
+                report = diff_report(
+                    Command::new(BIN)
+                        .current_dir(dir)
+                        .args([
+                            "diff",
+                            "--cases",
+                            &cases.to_string(),
+                            "--seed",
+                            "3",
+                            "--json",
+                            "--",
+                        ])
+                        .args(&command),
                 );
-                report = serde_json::from_slice(&out.stdout).expect("report");
             })
         };
         let (with_diff, alone) = interleaved(RUNS, &mut run_diff, run_alone);
@@ -654,6 +654,89 @@ fn cpu() {
     );
 }
 
+/// Runs `diff`, which must find nothing, and gives back its `--json` report.
+fn diff_report(command: &mut Command) -> Value {
+    let out = command.output().expect("diff runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("a JSON report")
+}
+
+/// This build's oracle against an older build's, each driving the older
+/// build's `serve` on the same 3,000 cases, in turns: each oracle's CPU per
+/// case (its run's CPU less `serve`'s) and their ratio.
+///
+/// The CPU ratio of `cpu` moves when `serve` does, and `serve` is built
+/// from much of the oracle's code (the wire, the model): a change that
+/// slows `serve` down lowers that ratio without making the oracle any
+/// cheaper. Here `serve` is the same binary on both sides. Its CPU is read
+/// by the shell that runs it (`times`), the run's from this process's
+/// children's CPU (`diff`, and `serve` waited for under it).
+fn compare(dir: &Path) {
+    let Some(base) = std::env::var_os("RT_TOOL_3_BASELINE") else {
+        println!("compare: skipped; set RT_TOOL_3_BASELINE to an older build's rt-tool-3");
+        return;
+    };
+    let base = PathBuf::from(base);
+    let serve_times = dir.join("serve-times");
+    let cases = 3000u32;
+    // One oracle's CPU per case, in ms.
+    let run = |oracle: &Path| -> f64 {
+        let before = cpu_times().1;
+        let report = diff_report(
+            Command::new(oracle)
+                .args(["diff", "--cases", &cases.to_string(), "--seed", "3"])
+                .args(["--json", "--save", "/dev/null", "--", "sh", "-c"])
+                .arg(r#""$0" serve && times > "$1""#)
+                .arg(&base)
+                .arg(&serve_times),
+        );
+        let run = cpu_times().1 - before;
+        // `times`: the shell's own user and system time on one line, its
+        // children's (`serve`'s) on the next, each as `0m1.230000s`.
+        let times = std::fs::read_to_string(&serve_times).expect("serve's times");
+        let serve: f64 = times
+            .lines()
+            .nth(1)
+            .expect("children's times")
+            .split_whitespace()
+            .map(|t| {
+                let (m, s) = t.trim_end_matches('s').split_once('m').expect("XmY.Zs");
+                m.parse::<f64>().expect("minutes") * 60.0 + s.parse::<f64>().expect("seconds")
+            })
+            .sum();
+        // The pinned vectors run before the generated cases.
+        let judged = report["cases"].as_f64().expect("the cases judged");
+        (run - serve) * 1e3 / judged
+    };
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for _ in 0..8 {
+        ours.push(run(Path::new(BIN)));
+        theirs.push(run(&base));
+    }
+    let pairs: Vec<String> = ours
+        .iter()
+        .zip(&theirs)
+        .map(|(o, t)| format!("{:.2}", o / t))
+        .collect();
+    let median = |v: &[f64]| {
+        let mut v = v.to_vec();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (o, t) = (median(&ours), median(&theirs));
+    println!(
+        "oracle CPU per case, this build vs {}, both against its serve: {o:.3} ms vs {t:.3} ms = {:.2}× [pairs: {}]",
+        base.display(),
+        o / t,
+        pairs.join(", ")
+    );
+}
+
 /// `diff --jobs N` against `--jobs 1`: the same run, its wall time.
 ///
 /// Throughput is what a campaign sees, so the runs are long enough for
@@ -665,24 +748,12 @@ fn jobs(_dir: &Path) {
     let adapter = reference_adapter();
     let run = |jobs: u32, cases: u32, command: &[String]| {
         timed(|| {
-            let out = Command::new(BIN)
-                .args([
-                    "diff",
-                    "--cases",
-                    &cases.to_string(),
-                    "--seed",
-                    "3",
-                    "--json",
-                ])
-                .args(["--jobs", &jobs.to_string(), "--save", "/dev/null", "--"])
-                .args(command)
-                .output()
-                .expect("diff runs");
-            assert_eq!(
-                out.status.code(),
-                Some(0),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
+            diff_report(
+                Command::new(BIN)
+                    .args(["diff", "--cases", &cases.to_string(), "--seed", "3"])
+                    .args(["--json", "--jobs", &jobs.to_string(), "--save", "/dev/null"])
+                    .arg("--")
+                    .args(command),
             );
         })
     };

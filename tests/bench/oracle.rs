@@ -70,6 +70,13 @@ fn interleaved(
     (median_of(a), median_of(b))
 }
 
+/// The median of figures that are not times (ratios, ms a case).
+fn median_f64(figures: &[f64]) -> f64 {
+    let mut sorted = figures.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted[sorted.len() / 2]
+}
+
 fn median_of(mut times: Vec<Duration>) -> Duration {
     times.sort();
     times[times.len() / 2]
@@ -601,9 +608,7 @@ fn cpu() {
         ratios.push(ours / theirs);
         per_case.push((ours, theirs, report.cases));
     }
-    let mut sorted = ratios.clone();
-    sorted.sort_by(f64::total_cmp);
-    let median = sorted[sorted.len() / 2];
+    let median = median_f64(&ratios);
     let at = ratios.iter().position(|r| *r == median).unwrap_or(0);
     let (ours, theirs, n) = per_case[at];
     println!(
@@ -723,12 +728,7 @@ fn compare(dir: &Path) {
         .zip(&theirs)
         .map(|(o, t)| format!("{:.2}", o / t))
         .collect();
-    let median = |v: &[f64]| {
-        let mut v = v.to_vec();
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    let (o, t) = (median(&ours), median(&theirs));
+    let (o, t) = (median_f64(&ours), median_f64(&theirs));
     println!(
         "oracle CPU per case, this build vs {}, both against its serve: {o:.3} ms vs {t:.3} ms = {:.2}× [pairs: {}]",
         base.display(),

@@ -680,7 +680,7 @@ fn worker<S: Strategy<Value = Case>>(
             Ok(examined) => {
                 let mut tally = Tally::default();
                 if !examined.skipped {
-                    tally.count(&next.sent.case);
+                    tally.count_over(&next.sent.case, examined.over_floors);
                 }
                 Examination::Judged { examined, tally }
             }
@@ -887,6 +887,8 @@ pub struct Examined {
     pub skipped: bool,
     /// Warnings across the requests.
     pub warnings: u64,
+    /// Whether the case is over RT-TOOL-6's floors, as its zone found.
+    pub over_floors: bool,
 }
 
 /// Runs one case and its two siblings, and judges them together.
@@ -947,7 +949,10 @@ impl Sent {
 
     /// Judges the three replies together.
     fn judge(&mut self, replies: Vec<Reply>, options: Options) -> Result<Examined, Fault> {
-        let zone = model::zone(&self.case);
+        // The floors are read once, for the zone and for the tally.
+        let floors = model::floor_reasons(&self.case, &model::encoded_len);
+        let over_floors = !floors.is_empty();
+        let zone = model::zone_of(model::shape_reasons(&self.case), floors);
         let mut runs = Vec::with_capacity(3);
         for (i, reply) in replies.into_iter().enumerate() {
             match reply {
@@ -957,6 +962,7 @@ impl Sent {
                         vectors: Vec::new(),
                         skipped: true,
                         warnings: 0,
+                        over_floors,
                     })
                 }
                 Reply::Errored(message) => {
@@ -964,6 +970,7 @@ impl Sent {
                         vectors: self.errored(i, &message).into_iter().collect(),
                         skipped: false,
                         warnings: 0,
+                        over_floors,
                     })
                 }
             }
@@ -1046,6 +1053,7 @@ impl Sent {
             vectors,
             skipped: false,
             warnings,
+            over_floors,
         })
     }
 

@@ -208,8 +208,13 @@ pub fn zone(case: &Case) -> Zone {
 
 /// [`zone`], with the encoded size of each payload told by `size`.
 pub fn zone_sized(case: &Case, size: &dyn Fn(&Value) -> usize) -> Zone {
-    let mut reasons = shape_reasons(case);
-    reasons.extend(floor_reasons(case, size));
+    zone_of(shape_reasons(case), floor_reasons(case, size))
+}
+
+/// The zone of a case whose [`shape_reasons`] and [`floor_reasons`] are
+/// already found: strict when both are empty.
+pub fn zone_of(mut reasons: Vec<String>, floors: Vec<String>) -> Zone {
+    reasons.extend(floors);
     if reasons.is_empty() {
         Zone::Strict
     } else {

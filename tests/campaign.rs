@@ -191,3 +191,30 @@ fn a_shard_needs_a_seed() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--shard needs --seed"));
 }
+
+/// The tally counts every judged case, pinned and generated, once for each
+/// clause it bears on ([`tally::bearing`], which reads the case afresh;
+/// `diff` counts as it judges, from what it found for the zone).
+#[test]
+fn the_tally_counts_each_judged_case_for_what_it_bears_on() {
+    use rt_tool_3::{gen, judge::Clause, replay, tally};
+    let dir = dir("tally");
+    let out = diff(&dir, &["--cases", "60", "--seed", "5", "--json"], &[]);
+    assert_eq!(out.status.code(), Some(0));
+    let report = json(&out);
+    let pinned = replay::pinned().expect("the pinned vectors load");
+    let generated: Vec<_> = gen::cases(5).take(60).collect();
+    let mut expected = tally::Tally::default();
+    for case in pinned.iter().map(|f| &f.case).chain(&generated) {
+        expected.count(case);
+    }
+    let over_floors = Clause::Bounds;
+    assert!(
+        generated
+            .iter()
+            .any(|c| tally::bearing(c).contains(&over_floors)),
+        "some generated case should be over the floors"
+    );
+    assert_eq!(report["tally"], serde_json::to_value(&expected).unwrap());
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -16,12 +16,20 @@
 //!    when there is one option, as `prop_oneof!` with one option is that
 //!    option);
 //! 2. for each option before the pick, in order, a random generator of its
-//!    own from [`TestRunner::new_rng`], kept with the parent's
-//!    configuration, from which that option's runner is made if a shrink
-//!    falls back to it (proptest's `partial_clone` makes the runner at
-//!    once, and also shares the parent's count of `flat_map`
+//!    own from [`TestRunner::new_rng`], from which, with the parent's
+//!    configuration (one copy for the tree), that option's runner is made
+//!    if a shrink falls back to it (proptest's `partial_clone` makes the
+//!    runner at once, and also shares the parent's count of `flat_map`
 //!    regenerations; no generator here uses `flat_map`);
 //! 3. the picked option's tree.
+//!
+//! Under ChaCha, the algorithm of every runner proptest and
+//! [`super::runner`] make, step 2 keeps only the generator's seed: the 32
+//! bytes `new_rng` draws (the low byte of each of 32 words), read as the
+//! first byte of each word of one 128-byte read, which takes the same 32
+//! words from the parent. `new_rng` draws the words one by one and builds
+//! the generator at once; a case drew about 75 such generators, which a
+//! shrink seldom uses, and they were 4 % of `diff`'s instructions.
 //!
 //! Shrinking follows `prop_oneof!`'s: shrink the picked option; when it
 //! cannot shrink further, fall back to the nearest earlier option that
@@ -32,8 +40,9 @@
 use std::fmt;
 use std::sync::Arc;
 
+use proptest::prelude::Rng;
 use proptest::strategy::{BoxedStrategy, NewTree, Strategy, ValueTree};
-use proptest::test_runner::{Config, TestRng, TestRunner};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
 /// `one_of![w => strategy, …]` or `one_of![strategy, …]` (each weight 1):
 /// `prop_oneof!` as a [`OneOf`].
@@ -111,13 +120,18 @@ impl<T: fmt::Debug> Strategy for OneOf<T> {
     fn new_tree(&self, runner: &mut TestRunner) -> NewTree<Self> {
         let pick = self.pick(runner);
         let mut trees = Vec::with_capacity(pick + 1);
+        let chacha = runner.config().rng_algorithm == RngAlgorithm::ChaCha;
         for _ in 0..pick {
-            let rng = runner.new_rng();
-            trees.push(Lazy::Waiting(Box::new((runner.config().clone(), rng))));
+            trees.push(if chacha {
+                Lazy::Seeded(chacha_seed(runner))
+            } else {
+                Lazy::Waiting(Box::new(runner.new_rng()))
+            });
         }
         trees.push(Lazy::Ready(self.options[pick].1.new_tree(runner)?));
         Ok(OneOfTree {
             options: Arc::clone(&self.options),
+            config: (pick > 0).then(|| Box::new(runner.config().clone())),
             trees,
             pick,
             min_pick: 0,
@@ -126,10 +140,21 @@ impl<T: fmt::Debug> Strategy for OneOf<T> {
     }
 }
 
-/// An option's tree: not generated yet (with what its runner is made of),
-/// generated, or failed to generate.
+/// The seed `runner.new_rng()` gives a ChaCha generator, drawn as it draws
+/// it (`rng.random::<[u8; 32]>()`: the low byte of each of 32 words), from
+/// one read of the same 32 words.
+fn chacha_seed(runner: &mut TestRunner) -> [u8; 32] {
+    let mut words = [0u8; 128];
+    runner.rng().fill_bytes(&mut words);
+    std::array::from_fn(|i| words[4 * i])
+}
+
+/// An option's tree: not generated yet (with its runner's random
+/// generator, or the seed of one under ChaCha), generated, or failed to
+/// generate.
 enum Lazy<T> {
-    Waiting(Box<(Config, TestRng)>),
+    Seeded([u8; 32]),
+    Waiting(Box<TestRng>),
     Ready(Box<dyn ValueTree<Value = T>>),
     Failed,
 }
@@ -138,6 +163,8 @@ enum Lazy<T> {
 /// name generated trees.
 pub struct OneOfTree<T> {
     options: Arc<[(u32, BoxedStrategy<T>)]>,
+    /// The parent runner's configuration, for the options before the pick.
+    config: Option<Box<Config>>,
     trees: Vec<Lazy<T>>,
     pick: usize,
     min_pick: usize,
@@ -154,16 +181,21 @@ impl<T: fmt::Debug> OneOfTree<T> {
 
     /// Generates option `i`'s tree if it waits; whether it is generated.
     fn generate(&mut self, i: usize) -> bool {
-        self.trees[i] = match std::mem::replace(&mut self.trees[i], Lazy::Failed) {
-            Lazy::Waiting(parts) => {
-                let (config, rng) = *parts;
-                let mut runner = TestRunner::new_with_rng(config, rng);
-                match self.options[i].1.new_tree(&mut runner) {
-                    Ok(tree) => Lazy::Ready(tree),
-                    Err(_) => Lazy::Failed,
-                }
+        let rng = match std::mem::replace(&mut self.trees[i], Lazy::Failed) {
+            Lazy::Seeded(seed) => TestRng::from_seed(RngAlgorithm::ChaCha, &seed),
+            Lazy::Waiting(rng) => *rng,
+            done => {
+                self.trees[i] = done;
+                return matches!(self.trees[i], Lazy::Ready(_));
             }
-            done => done,
+        };
+        // Only the options before the pick wait, and the tree keeps the
+        // configuration whenever there are any.
+        let config = self.config.as_deref().cloned().unwrap_or_default();
+        let mut runner = TestRunner::new_with_rng(config, rng);
+        self.trees[i] = match self.options[i].1.new_tree(&mut runner) {
+            Ok(tree) => Lazy::Ready(tree),
+            Err(_) => Lazy::Failed,
         };
         matches!(self.trees[i], Lazy::Ready(_))
     }
@@ -227,18 +259,30 @@ mod tests {
     use crate::gen::runner;
     use proptest::prelude::*;
 
-    /// Draws `ours` and `theirs` from runners of the same seed and holds
-    /// them to the same value, the same draws after, and the same values
-    /// along a walk of shrinks that simplifies until it cannot and
-    /// complicates every third step.
+    /// A runner drawing with XorShift, seeded from `seed`: the algorithm
+    /// under which [`OneOf`] keeps whole generators, not seeds.
+    fn xorshift(seed: u64) -> TestRunner {
+        let config = Config {
+            rng_algorithm: RngAlgorithm::XorShift,
+            ..Config::default()
+        };
+        let bytes = [seed.to_le_bytes(), (!seed).to_le_bytes()].concat();
+        TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::XorShift, &bytes))
+    }
+
+    /// Draws `ours` and `theirs` from runners of the same seed, under
+    /// ChaCha and under XorShift, and holds them to the same value, the
+    /// same draws after, and the same values along a walk of shrinks that
+    /// simplifies until it cannot and complicates every third step.
     fn same<A, B>(ours: &A, theirs: &B, seeds: std::ops::Range<u64>)
     where
         A: Strategy,
         B: Strategy<Value = A::Value>,
         A::Value: PartialEq,
     {
-        for seed in seeds {
-            let (mut r1, mut r2) = (runner(seed, 0), runner(seed, 0));
+        let runners: [fn(u64) -> TestRunner; 2] = [|seed| runner(seed, 0), xorshift];
+        for (seed, make) in seeds.flat_map(|seed| runners.map(|make| (seed, make))) {
+            let (mut r1, mut r2) = (make(seed), make(seed));
             let (mut a, mut b) = (
                 ours.new_tree(&mut r1).unwrap(),
                 theirs.new_tree(&mut r2).unwrap(),

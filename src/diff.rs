@@ -1123,8 +1123,17 @@ fn delivery_differs(
             .map_or(&[], Vec::as_slice)
     }
     let port = |o: &Value| o.get("tool_artifacts").is_some();
-    let differs = !same_multiset(artifacts(&runs[shown]), artifacts(&runs[hidden]))
-        || port(&runs[shown]) != port(&runs[hidden]);
+    let (a, b) = (artifacts(&runs[shown]), artifacts(&runs[hidden]));
+    // Two runs that deliver the same mostly deliver it in the same order,
+    // and lists equal item by item are the same multiset: that is checked
+    // first, without hashing every payload of both.
+    let in_order = || {
+        a.len() == b.len()
+            && a.iter()
+                .zip(b)
+                .all(|(x, y)| judge::json_eq(x, y) != judge::Eq::Different)
+    };
+    let differs = !(in_order() || same_multiset(a, b)) || port(&runs[shown]) != port(&runs[hidden]);
     if !differs {
         return None;
     }
@@ -1476,6 +1485,28 @@ mod tests {
             result.get("x").is_some() || result.get("y").is_none_or(|y| y == "")
         };
         shrinks_to_a_minimum(&case, &shows, "x and y");
+    }
+
+    #[test]
+    fn delivery_differs_when_the_port_carries_another_multiset() {
+        let a = json!({"type": "link", "payload": {"url": "u", "n": 1}, "tool_call_id": "c1"});
+        let b = json!({"type": "file", "payload": {"name": "f"}, "tool_call_id": "c2"});
+        let run = |items: &[&Value]| json!({"messages": [], "tool_artifacts": items});
+        let differs = |shown: Value, hidden: Value| {
+            delivery_differs(&[shown, hidden], 0, 1, [Some(true), None]).is_some()
+        };
+        // The same, in the same order or not, or up to how a number is written.
+        assert!(!differs(run(&[&a, &b]), run(&[&a, &b])));
+        assert!(!differs(run(&[&a, &b]), run(&[&b, &a])));
+        let one = json!({"type": "t", "payload": 1, "tool_call_id": "c1"});
+        let one_point_oh = json!({"type": "t", "payload": 1.0, "tool_call_id": "c1"});
+        assert!(!differs(run(&[&one, &a]), run(&[&a, &one_point_oh])));
+        // Not the same: fewer, one for another, or no port at all.
+        assert!(differs(run(&[&a, &b]), run(&[&a])));
+        assert!(differs(run(&[&a, &a]), run(&[&a, &b])));
+        assert!(differs(run(&[&a, &b]), run(&[&b, &b])));
+        assert!(differs(run(&[&a, &b]), run(&[&b, &one])));
+        assert!(differs(run(&[]), json!({"messages": []})));
     }
 
     /// The tokens of a case's two siblings: its markers, then its canaries.

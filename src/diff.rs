@@ -660,8 +660,7 @@ fn worker<S: Strategy<Value = Case>>(
             });
         }
         if !batch.is_empty() {
-            let cases: Vec<&Case> = batch.iter().flat_map(|f| f.sent.all()).collect();
-            process.send_cases(&cases);
+            process.send_each(|send| batch.iter_mut().for_each(|f| f.sent.send_to(send)));
             in_flight.extend(batch);
         }
         let Some(mut next) = in_flight.pop_front() else {
@@ -901,11 +900,15 @@ pub fn examine(process: &mut Process, case: &Case, options: Options) -> Result<E
 /// The three requests of a case: the case, its marked sibling and its
 /// canary sibling (see the module's documentation), as `diff` sends them.
 pub fn siblings(case: &Case, prose: ProseMode) -> [Case; 3] {
-    let sent = Sent::new(case.clone(), prose);
-    [sent.case, sent.marked.case, sent.canary.case]
+    let mut sent = Sent::new(case.clone(), prose);
+    let marked = sent.with_marked(Case::clone);
+    [sent.case, marked, sent.canary.case]
 }
 
-/// A case and the two siblings sent with it.
+/// A case and the two siblings sent with it. The marked sibling is the
+/// case with its markers put in, and is made in place, for as long as it is
+/// needed, and undone ([`Sent::with_marked`]): a copy would copy every
+/// artifact of the case, half a megabyte in a case over the floors.
 struct Sent {
     case: Case,
     marked: Marked,
@@ -919,9 +922,9 @@ fn flip(exposed: Option<bool>) -> Option<bool> {
 }
 
 impl Sent {
-    fn new(case: Case, prose: ProseMode) -> Sent {
+    fn new(mut case: Case, prose: ProseMode) -> Sent {
         let marked = marked_sibling(&case);
-        let canary = canary_sibling(&marked.case, prose);
+        let canary = marked.within(&mut case, |m| canary_sibling(m, prose));
         Sent {
             case,
             marked,
@@ -929,22 +932,29 @@ impl Sent {
         }
     }
 
-    /// The case, the marked sibling, or the canary sibling.
-    fn sibling(&self, i: usize) -> &Case {
+    /// `f` of the marked sibling.
+    fn with_marked<R>(&mut self, f: impl FnOnce(&Case) -> R) -> R {
+        self.marked.within(&mut self.case, f)
+    }
+
+    /// The case, the marked sibling, or the canary sibling, copied.
+    fn sibling(&mut self, i: usize) -> Case {
         match i {
-            0 => &self.case,
-            1 => &self.marked.case,
-            _ => &self.canary.case,
+            0 => self.case.clone(),
+            1 => self.with_marked(Case::clone),
+            _ => self.canary.case.clone(),
         }
     }
 
-    fn send(&self, process: &mut Process) {
-        process.send_cases(&self.all());
+    fn send(&mut self, process: &mut Process) {
+        process.send_each(|send| self.send_to(send));
     }
 
-    /// The three requests, in the order they are sent.
-    fn all(&self) -> [&Case; 3] {
-        [&self.case, &self.marked.case, &self.canary.case]
+    /// Hands `send` the three requests, in the order they are sent.
+    fn send_to(&mut self, send: &mut dyn FnMut(&Case)) {
+        send(&self.case);
+        self.with_marked(|marked| send(marked));
+        send(&self.canary.case);
     }
 
     /// Judges the three replies together.
@@ -986,22 +996,13 @@ impl Sent {
         // The marked sibling's reference differs from the case's in
         // `exposed` and, through the markers, in its prose alone: the same
         // outcome, those two changed (its artifacts are not copied).
-        reference.messages = self
-            .marked
-            .case
-            .calls
-            .iter()
-            .map(model::clause_3_prose)
-            .collect();
-        reference.exposed = model::clause_2_not_exposed_by_default(self.marked.case.exposed);
-        let second = judge::judge_against(
-            &self.marked.case,
-            zone.clone(),
-            &reference,
-            &runs[1],
-            options,
-        )
-        .map_err(not_an_outcome)?;
+        let second = self
+            .with_marked(|marked| {
+                reference.messages = marked.calls.iter().map(model::clause_3_prose).collect();
+                reference.exposed = model::clause_2_not_exposed_by_default(marked.exposed);
+                judge::judge_against(marked, zone.clone(), &reference, &runs[1], options)
+            })
+            .map_err(not_an_outcome)?;
         let judgements = [first, second];
         let warnings = judgements.iter().map(|j| j.warnings.len() as u64).sum();
         // Which of the first two runs had the port exposed.
@@ -1017,7 +1018,7 @@ impl Sent {
             &runs,
             shown,
             hidden,
-            [self.case.exposed, self.marked.case.exposed],
+            [self.case.exposed, flip(self.case.exposed)],
         );
         let port_run = if differs.is_some() { shown } else { 0 };
         let mut per_run: [Vec<Violation>; 3] = Default::default();
@@ -1031,7 +1032,8 @@ impl Sent {
             }
         }
         per_run[hidden].extend(differs);
-        let calls = &self.marked.case.calls;
+        // The marked sibling's calls are the case's, by id.
+        let calls = &self.case.calls;
         let prose = [&runs[1], &runs[2]].map(|o| judge::contents(o, calls));
         for (run, contents) in [1, 2].into_iter().zip(&prose) {
             per_run[run].extend(self.marked.foreign_markers(calls, contents));
@@ -1043,12 +1045,12 @@ impl Sent {
             &prose[1],
             &self.canary.canaries,
         ));
-        let vectors = per_run
-            .into_iter()
-            .enumerate()
-            .filter(|(_, v)| !v.is_empty())
-            .map(|(i, violations)| vector(self.sibling(i).clone(), violations, runs[i].clone()))
-            .collect();
+        let mut vectors = Vec::new();
+        for (i, violations) in per_run.into_iter().enumerate() {
+            if !violations.is_empty() {
+                vectors.push(vector(self.sibling(i), violations, runs[i].clone()));
+            }
+        }
         Ok(Examined {
             vectors,
             skipped: false,
@@ -1060,8 +1062,8 @@ impl Sent {
     /// The vector of an `errored` reply to sibling `i`, if it counts: on a
     /// strict-zone case the implementation owes an outcome; on a case over
     /// RT-TOOL-6's floors alone "the run is not failed".
-    fn errored(&self, i: usize, message: &str) -> Option<Vector> {
-        let case = self.sibling(i).clone();
+    fn errored(&mut self, i: usize, message: &str) -> Option<Vector> {
+        let case = self.sibling(i);
         let observed = json!({"errored": true, "message": message});
         // The message whole is in `observed`; the description says it on
         // one line.
@@ -1192,14 +1194,70 @@ fn prose_siblings(
     found
 }
 
-/// A case with a marker in each call's `data`, and the markers.
+/// The marked sibling as changes to the case: the exposure flipped, and a
+/// marker in each call's `data` where it can hold one.
 struct Marked {
-    case: Case,
     /// Each call's marker, where its `data` could hold one.
     markers: Vec<Option<String>>,
+    /// Where each marker goes.
+    places: Vec<Option<Place>>,
+}
+
+/// Where a marker goes in a call's `data`: after a space at the end of a
+/// string, under [`MARKER_KEY`] at the end of an object, or as the last
+/// item of an array. Each is undone by taking off what was put at the end.
+#[derive(Clone, Copy)]
+enum Place {
+    Appended,
+    Keyed,
+    Pushed,
 }
 
 impl Marked {
+    /// `f` of `case` marked: the markers put in and the exposure flipped,
+    /// then taken out and set back, so `case` is as it was.
+    fn within<R>(&self, case: &mut Case, f: impl FnOnce(&Case) -> R) -> R {
+        let exposed = case.exposed;
+        self.mark(case, true);
+        case.exposed = flip(exposed);
+        let result = f(case);
+        self.mark(case, false);
+        case.exposed = exposed;
+        result
+    }
+
+    /// Puts the markers in (`put`) or takes them out.
+    fn mark(&self, case: &mut Case, put: bool) {
+        for ((call, marker), place) in case.calls.iter_mut().zip(&self.markers).zip(&self.places) {
+            let (Some(marker), Some(place)) = (marker, place) else {
+                continue;
+            };
+            let data = call.result.as_object_mut().and_then(|r| r.get_mut("data"));
+            match (place, data) {
+                (Place::Appended, Some(Value::String(s))) if put => {
+                    s.push(' ');
+                    s.push_str(marker);
+                }
+                (Place::Appended, Some(Value::String(s))) => {
+                    s.truncate(s.len().saturating_sub(marker.len() + 1));
+                }
+                (Place::Keyed, Some(Value::Object(o))) if put => {
+                    o.insert(MARKER_KEY.into(), Value::String(marker.clone()));
+                }
+                (Place::Keyed, Some(Value::Object(o))) => {
+                    o.shift_remove(MARKER_KEY);
+                }
+                (Place::Pushed, Some(Value::Array(a))) if put => {
+                    a.push(Value::String(marker.clone()));
+                }
+                (Place::Pushed, Some(Value::Array(a))) => {
+                    a.pop();
+                }
+                _ => {}
+            }
+        }
+    }
+
     /// ¶3 per call: no call's prose carries another call's marker.
     fn foreign_markers(&self, calls: &[Call], contents: &[Option<&str>]) -> Vec<Violation> {
         let mut found = Vec::new();
@@ -1291,50 +1349,27 @@ impl Tokens {
 fn marked_sibling(case: &Case) -> Marked {
     let mut tokens = Tokens::new(case, "MARKER", 1);
     let mut markers = Vec::with_capacity(case.calls.len());
-    let calls = case
-        .calls
-        .iter()
-        .map(|call| {
-            let mut result = call.result.clone();
-            let marker = match &mut result {
-                Value::Object(result) => {
-                    let marker = tokens.fresh("MARKER");
-                    let placed = match result.get_mut("data") {
-                        None | Some(Value::Null) => false,
-                        Some(Value::String(s)) if s.is_empty() => false,
-                        Some(Value::String(s)) => {
-                            s.push(' ');
-                            s.push_str(&marker);
-                            true
-                        }
-                        Some(Value::Object(o)) if !o.contains_key(MARKER_KEY) => {
-                            o.insert(MARKER_KEY.into(), Value::String(marker.clone()));
-                            true
-                        }
-                        Some(Value::Array(a)) => {
-                            a.push(Value::String(marker.clone()));
-                            true
-                        }
-                        Some(_) => false,
-                    };
-                    placed.then_some(marker)
-                }
-                _ => None,
-            };
-            markers.push(marker);
-            Call {
-                tool_call_id: call.tool_call_id.clone(),
-                result,
+    let mut places = Vec::with_capacity(case.calls.len());
+    for call in &case.calls {
+        let (marker, place) = match &call.result {
+            Value::Object(result) => {
+                let marker = tokens.fresh("MARKER");
+                let place = match result.get("data") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::String(s)) if s.is_empty() => None,
+                    Some(Value::String(_)) => Some(Place::Appended),
+                    Some(Value::Object(o)) if !o.contains_key(MARKER_KEY) => Some(Place::Keyed),
+                    Some(Value::Array(_)) => Some(Place::Pushed),
+                    Some(_) => None,
+                };
+                (place.map(|_| marker), place)
             }
-        })
-        .collect();
-    Marked {
-        case: Case {
-            exposed: flip(case.exposed),
-            calls,
-        },
-        markers,
+            _ => (None, None),
+        };
+        markers.push(marker);
+        places.push(place);
     }
+    Marked { markers, places }
 }
 
 /// `{"type": "canary", "payload": {"url": "https://canary.invalid/T", "text":
@@ -1548,10 +1583,60 @@ mod tests {
 
     /// The tokens of a case's two siblings: its markers, then its canaries.
     fn tokens(case: &Case) -> Vec<String> {
-        let marked = marked_sibling(case);
-        let canaried = canary_sibling(&marked.case, ProseMode::DataOnly);
-        let markers = marked.markers.into_iter().flatten();
-        markers.chain(canaried.canaries).collect()
+        let sent = Sent::new(case.clone(), ProseMode::DataOnly);
+        let markers = sent.marked.markers.into_iter().flatten();
+        markers.chain(sent.canary.canaries).collect()
+    }
+
+    /// The marked sibling is the case with its exposure flipped and each
+    /// marker put at the end of its call's `data` (after a space in a
+    /// string, under [`MARKER_KEY`] in an object, as the last item of an
+    /// array), and making it leaves the case as it was, byte for byte.
+    #[test]
+    fn the_marked_sibling_is_the_case_marked_and_leaves_it_whole() {
+        let mut placed = [0; 3];
+        for case in gen::cases(11).take(400) {
+            let written = serde_json::to_string(&case).unwrap();
+            let mut sent = Sent::new(case.clone(), ProseMode::DataOnly);
+            let marked = sent.with_marked(Case::clone);
+            assert_eq!(serde_json::to_string(&sent.case).unwrap(), written);
+            assert_eq!(marked.exposed, Some(case.exposed != Some(true)));
+            assert_eq!(marked.calls.len(), case.calls.len());
+            for ((call, got), marker) in case
+                .calls
+                .iter()
+                .zip(&marked.calls)
+                .zip(&sent.marked.markers)
+            {
+                let mut want = call.result.clone();
+                let data = want.as_object_mut().and_then(|r| r.get_mut("data"));
+                match (marker, data) {
+                    (None, _) => {}
+                    (Some(m), Some(Value::String(s))) => {
+                        *s = format!("{s} {m}");
+                        placed[0] += 1;
+                    }
+                    (Some(m), Some(Value::Object(o))) => {
+                        o.insert(MARKER_KEY.into(), json!(m));
+                        placed[1] += 1;
+                    }
+                    (Some(m), Some(Value::Array(a))) => {
+                        a.push(json!(m));
+                        placed[2] += 1;
+                    }
+                    (Some(m), other) => panic!("marker {m} placed in {other:?}"),
+                }
+                assert_eq!(got.tool_call_id, call.tool_call_id);
+                assert_eq!(
+                    serde_json::to_string(&got.result).unwrap(),
+                    serde_json::to_string(&want).unwrap()
+                );
+            }
+        }
+        assert!(
+            placed.iter().all(|&n| n > 0),
+            "each place was tried: {placed:?}"
+        );
     }
 
     #[test]

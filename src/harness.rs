@@ -298,12 +298,20 @@ impl Process {
     /// cannot take a request shows it in the replies (it crashed, or no reply
     /// comes within the timeout).
     pub fn send_cases(&mut self, cases: &[&Case]) {
+        self.send_each(|send| cases.iter().for_each(|case| send(case)));
+    }
+
+    /// [`Process::send_cases`], the cases handed one at a time to the
+    /// function `cases` is given, in one batch: a caller that makes each
+    /// case in turn need not keep them all at once.
+    pub fn send_each(&mut self, cases: impl FnOnce(&mut dyn FnMut(&Case))) {
         let mut lines = self.spare.try_recv().unwrap_or_default();
-        for case in cases {
-            self.seq += 1;
-            self.requests += 1;
-            run_request(&mut lines, self.seq, case);
-        }
+        let (seq, requests) = (&mut self.seq, &mut self.requests);
+        cases(&mut |case| {
+            *seq += 1;
+            *requests += 1;
+            run_request(&mut lines, *seq, case);
+        });
         self.send_lines(lines);
     }
 

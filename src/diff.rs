@@ -1171,7 +1171,12 @@ fn prose_siblings(
         let Some(Some(text)) = after.get(i) else {
             continue;
         };
-        if let Some(canary) = canaries.iter().find(|c| text.contains(c.as_str())) {
+        // Every canary starts with the prefix: a text without it holds
+        // none, and is not searched for each.
+        let holds_one = |c: &&String| text.contains(c.as_str());
+        let canary = memchr::memmem::find(text.as_bytes(), CANARY.as_bytes())
+            .and_then(|_| canaries.iter().find(holds_one));
+        if let Some(canary) = canary {
             found.push(Violation {
                 clause: Clause::ProseFromData,
                 message: format!(
@@ -1394,6 +1399,9 @@ fn canary_entry(token: &str, spoof: &str, near_miss: String) -> Value {
     Value::Object(entry)
 }
 
+/// The prefix of the canary sibling's tokens.
+const CANARY: &str = "CANARY";
+
 /// A canary sibling and the canaries in it.
 struct Canaried {
     case: Case,
@@ -1407,10 +1415,10 @@ struct Canaried {
 /// letter of ¶3 ([`ProseMode::failed_error_allowed`]) that of each call that
 /// did not.
 fn canary_sibling(case: &Case, prose: ProseMode) -> Canaried {
-    let mut tokens = Tokens::new(case, "CANARY", 0);
+    let mut tokens = Tokens::new(case, CANARY, 0);
     let mut canaries = Vec::new();
     let mut fresh = || {
-        let t = tokens.fresh("CANARY");
+        let t = tokens.fresh(CANARY);
         canaries.push(t.clone());
         t
     };
@@ -1568,6 +1576,33 @@ mod tests {
         assert!(differs(run(&[&a, &b]), run(&[&b, &b])));
         assert!(differs(run(&[&a, &b]), run(&[&b, &one])));
         assert!(differs(run(&[]), json!({"messages": []})));
+    }
+
+    #[test]
+    fn a_canary_in_the_prose_is_named() {
+        let case: Case = serde_json::from_value(json!({"calls": [
+            {"tool_call_id": "c1", "result": {"success": true, "data": "d"}},
+            {"tool_call_id": "c2", "result": {"success": true, "data": "e"}}]}))
+        .unwrap();
+        let canaries = ["CANARY0000000000000001", "CANARY00000000000000ff"].map(str::to_owned);
+        let found = |after: [Option<&str>; 2]| {
+            let before = [Some("d"), Some("e")];
+            prose_siblings(&Zone::Strict, &case.calls, &before, &after, &canaries)
+        };
+        assert!(found([Some("d"), Some("e")]).is_empty());
+        let leaked = found([Some("d"), Some("e, see CANARY00000000000000ff.")]);
+        assert_eq!(leaked.len(), 1);
+        assert!(leaked[0]
+            .message
+            .contains("call c2 contains the canary CANARY00000000000000ff"));
+        // The prose changed, with no canary in it: a change all the same.
+        let changed = found([Some("d CANARY-1"), Some("e")]);
+        assert_eq!(changed.len(), 1);
+        assert!(
+            changed[0].message.contains("changed from"),
+            "{}",
+            changed[0].message
+        );
     }
 
     #[test]

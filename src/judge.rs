@@ -1577,6 +1577,12 @@ pub fn json_eq(expected: &Value, observed: &Value) -> Eq {
             .iter()
             .zip(b)
             .fold(Eq::Same, |acc, (x, y)| both(acc, json_eq(x, y))),
+        // The same keys in the same order, as one writer writes both, are
+        // paired in place, without looking each up.
+        (Value::Object(a), Value::Object(b)) if a.keys().eq(b.keys()) => a
+            .values()
+            .zip(b.values())
+            .fold(Eq::Same, |acc, (x, y)| both(acc, json_eq(x, y))),
         (Value::Object(a), Value::Object(b)) if a.len() == b.len() => {
             a.iter().fold(Eq::Same, |acc, (k, x)| {
                 both(acc, b.get(k).map_or(Eq::Different, |y| json_eq(x, y)))

@@ -1173,9 +1173,10 @@ fn prose_siblings(
         };
         // Every canary starts with the prefix: a text without it holds
         // none, and is not searched for each.
-        let holds_one = |c: &&String| text.contains(c.as_str());
-        let canary = memchr::memmem::find(text.as_bytes(), CANARY.as_bytes())
-            .and_then(|_| canaries.iter().find(holds_one));
+        let canary = match text.contains(CANARY) {
+            true => canaries.iter().find(|c| text.contains(c.as_str())),
+            false => None,
+        };
         if let Some(canary) = canary {
             found.push(Violation {
                 clause: Clause::ProseFromData,
@@ -1202,10 +1203,9 @@ fn prose_siblings(
 /// The marked sibling as changes to the case: the exposure flipped, and a
 /// marker in each call's `data` where it can hold one.
 struct Marked {
-    /// Each call's marker, where its `data` could hold one.
-    markers: Vec<Option<String>>,
-    /// Where each marker goes.
-    places: Vec<Option<Place>>,
+    /// Each call's marker and where it goes, where its `data` could hold
+    /// one.
+    marks: Vec<Option<(String, Place)>>,
 }
 
 /// Where a marker goes in a call's `data`: after a space at the end of a
@@ -1219,6 +1219,13 @@ enum Place {
 }
 
 impl Marked {
+    /// Each call's marker, where its `data` could hold one.
+    fn markers(&self) -> impl Iterator<Item = Option<&str>> {
+        self.marks
+            .iter()
+            .map(|m| m.as_ref().map(|(marker, _)| marker.as_str()))
+    }
+
     /// `f` of `case` marked: the markers put in and the exposure flipped,
     /// then taken out and set back, so `case` is as it was.
     fn within<R>(&self, case: &mut Case, f: impl FnOnce(&Case) -> R) -> R {
@@ -1233,8 +1240,8 @@ impl Marked {
 
     /// Puts the markers in (`put`) or takes them out.
     fn mark(&self, case: &mut Case, put: bool) {
-        for ((call, marker), place) in case.calls.iter_mut().zip(&self.markers).zip(&self.places) {
-            let (Some(marker), Some(place)) = (marker, place) else {
+        for (call, mark) in case.calls.iter_mut().zip(&self.marks) {
+            let Some((marker, place)) = mark else {
                 continue;
             };
             let data = call.result.as_object_mut().and_then(|r| r.get_mut("data"));
@@ -1268,10 +1275,10 @@ impl Marked {
         let mut found = Vec::new();
         for (i, content) in contents.iter().enumerate() {
             let Some(content) = content else { continue };
-            let foreign =
-                self.markers.iter().enumerate().find(|(j, m)| {
-                    *j != i && m.as_ref().is_some_and(|m| content.contains(m.as_str()))
-                });
+            let foreign = self
+                .markers()
+                .enumerate()
+                .find(|(j, m)| *j != i && m.is_some_and(|m| content.contains(m)));
             if let Some((j, _)) = foreign {
                 found.push(Violation {
                     clause: Clause::ProseFromData,
@@ -1353,11 +1360,11 @@ impl Tokens {
 /// implementation fills from its artifacts shows their canaries there.
 fn marked_sibling(case: &Case) -> Marked {
     let mut tokens = Tokens::new(case, "MARKER", 1);
-    let mut markers = Vec::with_capacity(case.calls.len());
-    let mut places = Vec::with_capacity(case.calls.len());
+    let mut marks = Vec::with_capacity(case.calls.len());
     for call in &case.calls {
-        let (marker, place) = match &call.result {
+        let mark = match &call.result {
             Value::Object(result) => {
+                // Drawn for every object result, placed or not.
                 let marker = tokens.fresh("MARKER");
                 let place = match result.get("data") {
                     None | Some(Value::Null) => None,
@@ -1367,14 +1374,13 @@ fn marked_sibling(case: &Case) -> Marked {
                     Some(Value::Array(_)) => Some(Place::Pushed),
                     Some(_) => None,
                 };
-                (place.map(|_| marker), place)
+                place.map(|place| (marker, place))
             }
-            _ => (None, None),
+            _ => None,
         };
-        markers.push(marker);
-        places.push(place);
+        marks.push(mark);
     }
-    Marked { markers, places }
+    Marked { marks }
 }
 
 /// `{"type": "canary", "payload": {"url": "https://canary.invalid/T", "text":
@@ -1619,7 +1625,7 @@ mod tests {
     /// The tokens of a case's two siblings: its markers, then its canaries.
     fn tokens(case: &Case) -> Vec<String> {
         let sent = Sent::new(case.clone(), ProseMode::DataOnly);
-        let markers = sent.marked.markers.into_iter().flatten();
+        let markers = sent.marked.markers().flatten().map(str::to_owned);
         markers.chain(sent.canary.canaries).collect()
     }
 
@@ -1641,7 +1647,7 @@ mod tests {
                 .calls
                 .iter()
                 .zip(&marked.calls)
-                .zip(&sent.marked.markers)
+                .zip(sent.marked.markers())
             {
                 let mut want = call.result.clone();
                 let data = want.as_object_mut().and_then(|r| r.get_mut("data"));

@@ -13,20 +13,32 @@
 //! This is the only module that does I/O with the process. Everything the
 //! process can do wrong by itself (crash, hang, garbage, an overlong line, a
 //! wrong `seq`, no `start` reply) is a [`Fault`], kept apart from verdicts:
-//! a fault is never a divergence. One process serves every request. Three
+//! a fault is never a divergence. One process serves every request. Two
 //! threads per process, none per request, do its I/O: one writes requests to
-//! its stdin (buffered, one flush per batch), one reads its stdout, one
-//! drains its stderr (keeping the last few KB for the report). So no pipe can
-//! fill up and deadlock, a process that stops reading cannot block the
-//! caller past the timeout, and requests can be pipelined: the caller sends
-//! the next cases while the process still answers earlier ones.
+//! its stdin (buffered, one flush per batch), one drains its stderr (keeping
+//! the last few KB for the report). The caller reads the process's stdout
+//! itself, when it needs a reply: every byte that is there in one read, and
+//! if no whole line is, it waits for more until the timeout. So no pipe can
+//! fill up and deadlock (a process blocked on writing replies goes on as soon
+//! as the caller needs the oldest of them, which comes first in the pipe), a
+//! process that stops reading or writing cannot block the caller past the
+//! timeout, and requests can be pipelined: the caller sends the next cases
+//! while the process still answers earlier ones.
+//!
+//! Until 2026-12-02 a third thread read stdout and handed the caller its
+//! lines; that cost the oracle about a tenth of its CPU (a wake-up a reply,
+//! and a second copy of every byte). The price of reading in the caller: a
+//! process whose replies fill the pipe (1 MiB on Linux, which the harness
+//! asks for) waits while the caller is busy, which costs time only when the
+//! caller, not the process, is what the run waits for. A system without
+//! `poll` still has the thread.
 
 use std::collections::VecDeque;
 use std::fmt;
-use std::io::{BufRead, BufReader, BufWriter, Read, Write};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::io::{self, BufWriter, Read, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -124,47 +136,12 @@ impl Default for Limits {
     }
 }
 
-/// What the reader thread has read and the caller not yet taken, shared
-/// between them. The reader adds every whole line as soon as it is read, and
-/// wakes the caller only when the caller waits for as many lines as are
-/// there: a caller busy judging is not woken for each reply, and takes the
-/// lines that came meanwhile without waiting.
-#[derive(Default)]
-struct Inbox {
-    /// Whole lines, each with its newline.
-    lines: Vec<u8>,
-    /// How many lines `lines` holds.
-    count: usize,
-    /// How the output ended, once it has: after every line in `lines`.
-    end: Option<End>,
-    /// How many lines the caller waits for; 0 while it does not wait.
-    want: usize,
-}
-
-/// The [`Inbox`], and the caller's wake-up.
-#[derive(Default)]
-struct Replies {
-    inbox: Mutex<Inbox>,
-    arrived: Condvar,
-}
-
-impl Replies {
-    fn lock(&self) -> MutexGuard<'_, Inbox> {
-        // Neither side panics while it holds the lock; if one did, the
-        // lines are still whole.
-        self.inbox.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-/// Lines the caller waits for at once when at least that many are owed: a
-/// slow implementation's replies then wake it once for four cases, not once
-/// for each reply, while the cases after them keep it busy.
-const REPLY_BATCH: usize = 12;
-
 /// How the process's output ended.
+#[derive(Clone, Debug)]
 enum End {
     /// Inside a line: the bytes after the last newline.
     Partial(Vec<u8>),
+    /// In a line longer than [`Limits::max_line`].
     TooLong,
     Eof,
     Failed(String),
@@ -181,13 +158,8 @@ pub struct Process {
     /// Why writing to the process's stdin failed, if it did.
     write_error: Arc<Mutex<Option<String>>>,
     writer: Option<thread::JoinHandle<()>>,
-    replies: Arc<Replies>,
-    /// The lines last taken from the inbox, and where the first not yet
-    /// read starts.
-    lines: Vec<u8>,
-    at: usize,
-    /// Lines taken from the inbox so far, the `start` reply's included.
-    taken: u64,
+    /// Its stdout, read when a reply is needed.
+    output: Output<Pipe>,
     stderr: Arc<Mutex<VecDeque<u8>>>,
     limits: Limits,
     seq: u64,
@@ -225,13 +197,7 @@ impl Process {
             .stderr
             .take()
             .ok_or_else(|| Fault::Spawn("no stderr pipe".into()))?;
-        let replies = Arc::new(Replies::default());
-        let inbox = Arc::clone(&replies);
-        let max_line = limits.max_line;
-        thread::Builder::new()
-            .name("rt-tool-3 stdout".into())
-            .spawn(move || read_replies(stdout, max_line, &inbox))
-            .map_err(|e| Fault::Spawn(format!("cannot start a reader thread: {e}")))?;
+        let output = Output::new(Pipe::new(stdout)?, limits.max_line);
         let stderr = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_TAIL)));
         let tail = Arc::clone(&stderr);
         thread::Builder::new()
@@ -252,10 +218,7 @@ impl Process {
             spare,
             writer: Some(writer),
             write_error,
-            replies,
-            lines: Vec::new(),
-            at: 0,
-            taken: 0,
+            output,
             stderr,
             limits,
             seq: 0,
@@ -265,7 +228,7 @@ impl Process {
         };
         process.send(&json!({"cmd": "start", "version": PROTOCOL_VERSION}));
         let ready = process
-            .receive(1)
+            .receive()
             .map_err(|fault| Fault::NoStart(fault.to_string()))?;
         if ready.get("ready") != Some(&Value::Bool(true)) {
             return Err(Fault::NoStart(format!(
@@ -319,16 +282,11 @@ impl Process {
     pub fn replies(&mut self, n: usize) -> Result<Vec<Reply>, Fault> {
         let first = self.answered + 1;
         let last = (self.answered + n as u64).min(self.seq);
-        let replies = (first..=last).map(|seq| self.reply(seq, last)).collect();
+        let replies = (first..=last)
+            .map(|seq| reply_to(self.receive()?, seq))
+            .collect();
         self.answered = last;
         replies
-    }
-
-    /// Reads the reply to request `seq`, of the requests up to `last` the
-    /// caller waits for.
-    fn reply(&mut self, seq: u64, last: u64) -> Result<Reply, Fault> {
-        let want = self.want(last + 1 - seq);
-        reply_to(self.receive(want)?, seq)
     }
 
     /// Sends `stop`, and checks that nothing more was printed.
@@ -343,7 +301,10 @@ impl Process {
                 thread::sleep(Duration::from_millis(1));
             }
         }
-        let extra = match self.next_line(Duration::from_millis(500), 1) {
+        let extra = match self
+            .output
+            .next_line(Instant::now() + Duration::from_millis(500))
+        {
             Some(Ok(line)) => Err(Fault::ExtraLines(excerpt(&String::from_utf8_lossy(line)))),
             Some(Err(End::Partial(line))) => {
                 Err(Fault::ExtraLines(excerpt(&String::from_utf8_lossy(&line))))
@@ -374,67 +335,15 @@ impl Process {
         }
     }
 
-    /// The next line the process printed (without its newline), or how its
-    /// output ended. When no line is at hand it waits for `want` lines (at
-    /// least one), up to `timeout`; `None` if none came in that time.
-    fn next_line(&mut self, timeout: Duration, want: usize) -> Option<Result<&[u8], End>> {
-        if self.at >= self.lines.len() {
-            let deadline = Instant::now() + timeout;
-            let mut inbox = self.replies.lock();
-            loop {
-                let now = Instant::now();
-                let enough = inbox.count >= want.max(1) || inbox.end.is_some() || now >= deadline;
-                if inbox.count > 0 && enough {
-                    self.lines.clear();
-                    if self.lines.capacity() > SPARE_MAX {
-                        self.lines = Vec::new();
-                    }
-                    std::mem::swap(&mut self.lines, &mut inbox.lines);
-                    self.taken += inbox.count as u64;
-                    inbox.count = 0;
-                    self.at = 0;
-                    break;
-                }
-                if let Some(end) = inbox.end.take() {
-                    return Some(Err(end));
-                }
-                if now >= deadline {
-                    return None;
-                }
-                inbox.want = want.max(1);
-                inbox = self
-                    .replies
-                    .arrived
-                    .wait_timeout(inbox, deadline - now)
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .0;
-                inbox.want = 0;
-            }
-        }
-        let rest = &self.lines[self.at..];
-        // The inbox holds whole lines only, so the newline is there.
-        let end = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
-        self.at += end + 1;
-        Some(Ok(&rest[..end]))
-    }
-
-    /// Lines to wait for when `needed` are needed now: up to
-    /// [`REPLY_BATCH`] when the process owes that many, never more than it
-    /// owes (each request but `stop` is owed one line).
-    fn want(&self, needed: u64) -> usize {
-        let owed = (1 + self.seq).saturating_sub(self.taken);
-        let want = needed.max(REPLY_BATCH as u64).min(owed).max(1);
-        usize::try_from(want).unwrap_or(REPLY_BATCH)
-    }
-
     fn write_error(&self) -> Option<String> {
         self.write_error.lock().ok().and_then(|e| e.clone())
     }
 
-    /// The next line the process printed, parsed, waiting for `want` lines
-    /// if none is at hand ([`Process::next_line`]).
-    fn receive(&mut self, want: usize) -> Result<Value, Fault> {
-        let end = match self.next_line(self.limits.timeout, want) {
+    /// The next line the process printed, parsed, waiting for it up to the
+    /// timeout ([`Output::next_line`]).
+    fn receive(&mut self) -> Result<Value, Fault> {
+        let deadline = Instant::now() + self.limits.timeout;
+        let end = match self.output.next_line(deadline) {
             Some(Ok(line)) => return parse_line(line).map_err(Fault::Garbage),
             Some(Err(end)) => Some(end),
             None => None,
@@ -508,10 +417,10 @@ pub fn run_request(lines: &mut Vec<u8>, seq: u64, case: &Case) {
 /// [`Reply::Skipped`], with its `message` if that is a string. Each fault
 /// is said in one line, quoting at most an excerpt of the reply.
 ///
-/// The harness does the same when the caller asks for a reply: its reader
-/// thread only splits the output into lines, and is left the line's length
-/// ([`Limits::max_line`], [`Fault::LineTooLong`]), as it must stop reading
-/// a line before it ends.
+/// The harness does the same when the caller asks for a reply, once
+/// it has split the output into lines and checked the line's
+/// length ([`Limits::max_line`], [`Fault::LineTooLong`]), as it must stop
+/// reading a line before it ends.
 ///
 /// ```
 /// use rt_tool_3::harness::{read_reply, Fault, Reply};
@@ -595,59 +504,244 @@ fn widen<T>(_pipe: &T) {}
 #[cfg(target_os = "linux")]
 const PIPE_SIZE: libc::c_int = 1 << 20;
 
-/// The reader thread: reads the process's stdout a line at a time and puts
-/// the whole lines in the [`Inbox`], every line already read at once, and
-/// wakes the caller if it waits for as many as are there. The caller
-/// parses them: a reply's memory is then allocated and freed by one thread
-/// (parsing here cost more than it saved, in allocations from memory the
-/// other thread had freed). After a line that does not end, is too long, or
-/// a read error, the thread notes how the output ended, wakes the caller
-/// whatever it waits for, and ends.
-fn read_replies(stdout: impl Read, max_line: usize, replies: &Replies) {
-    let mut reader = BufReader::with_capacity(1 << 16, stdout);
-    let mut batch = Vec::new();
-    loop {
-        let mut count = 0;
-        let end = loop {
-            let start = batch.len();
-            let read = reader
-                .by_ref()
-                .take(max_line as u64 + 1)
-                .read_until(b'\n', &mut batch);
-            let end = match read {
-                Ok(0) => Some(End::Eof),
-                Ok(_) if batch.ends_with(b"\n") => None,
-                Ok(_) if batch.len() - start > max_line => Some(End::TooLong),
-                Ok(_) => Some(End::Partial(batch.split_off(start))),
-                Err(e) => Some(End::Failed(e.to_string())),
-            };
-            if end.is_some() {
-                batch.truncate(start);
-                break end;
+/// The process's stdout as the caller reads it: what was read and not yet
+/// handed out as lines, and how the output ended, once it has.
+///
+/// A read takes every byte that is there (up to the room in the buffer, at
+/// least [`READ_ROOM`]), so the replies that came while the caller was busy
+/// cost one read between them, and a line's end is looked for once in each
+/// byte. `buf` is zeroed up to its length, and `filled` says how much of it
+/// holds output: the room a read goes into is initialised once, when the
+/// buffer grows, not before every read.
+struct Output<S> {
+    source: S,
+    buf: Vec<u8>,
+    /// Where the output read so far ends in `buf`.
+    filled: usize,
+    /// Where the first line not yet handed out starts.
+    at: usize,
+    /// How many bytes from `at` on are known to hold no newline.
+    scanned: usize,
+    max_line: usize,
+    /// How the output ended, once it has: after the lines in `buf`.
+    end: Option<End>,
+}
+
+/// The least room a read of the process's stdout is given.
+const READ_ROOM: usize = 1 << 16;
+
+impl<S: Source> Output<S> {
+    fn new(source: S, max_line: usize) -> Output<S> {
+        Output {
+            source,
+            buf: Vec::new(),
+            filled: 0,
+            at: 0,
+            scanned: 0,
+            max_line,
+            end: None,
+        }
+    }
+
+    /// The next line the process printed (without its newline), or how its
+    /// output ended; `None` if no whole line came by `deadline`. Every line
+    /// read before the end is handed out first. A line is whole when it
+    /// has ended within `max_line` bytes; past that the output ends there,
+    /// [`End::TooLong`], without reading the rest. Once ended, it stays so.
+    fn next_line(&mut self, deadline: Instant) -> Option<Result<&[u8], End>> {
+        // Each turn finds a line, finds an end, or reads: some bytes (and
+        // looks at each once), the end, or nothing by the deadline.
+        loop {
+            let from = self.at + self.scanned;
+            let newline = memchr::memchr(b'\n', &self.buf[from..self.filled]);
+            let length = newline.map_or(self.filled, |k| from + k) - self.at;
+            if length > self.max_line {
+                self.buf = Vec::new();
+                (self.filled, self.at, self.scanned) = (0, 0, 0);
+                self.end = Some(End::TooLong);
+            } else if newline.is_some() {
+                let start = self.at;
+                self.at += length + 1;
+                self.scanned = 0;
+                return Some(Ok(&self.buf[start..start + length]));
+            } else {
+                self.scanned = length;
             }
-            count += 1;
-            if !reader.buffer().contains(&b'\n') {
-                break None;
+            if let Some(end) = &self.end {
+                return Some(Err(end.clone()));
+            }
+            self.make_room();
+            match self.source.read_by(&mut self.buf[self.filled..], deadline) {
+                Ok(Some(0)) => {
+                    let rest = &self.buf[self.at..self.filled];
+                    self.end = Some(match rest {
+                        [] => End::Eof,
+                        _ => End::Partial(rest.to_vec()),
+                    });
+                    self.at = self.filled;
+                    self.scanned = 0;
+                }
+                Ok(Some(n)) => self.filled += n,
+                Ok(None) => return None,
+                Err(e) => self.end = Some(End::Failed(e.to_string())),
+            }
+        }
+    }
+
+    /// Leaves at least [`READ_ROOM`] bytes after `filled`: the buffer starts
+    /// over once every line in it was handed out (and is let go if it grew
+    /// past [`SPARE_MAX`]), the line under way is moved to its start when
+    /// the room runs short, and only then does it grow.
+    fn make_room(&mut self) {
+        if self.at == self.filled {
+            (self.filled, self.at) = (0, 0);
+            if self.buf.len() > SPARE_MAX {
+                self.buf = Vec::new();
+            }
+        } else if self.buf.len() - self.filled < READ_ROOM {
+            self.buf.copy_within(self.at..self.filled, 0);
+            self.filled -= self.at;
+            self.at = 0;
+        }
+        if self.buf.len() - self.filled < READ_ROOM {
+            let len = (2 * self.buf.len()).max(self.filled + READ_ROOM);
+            self.buf.resize(len, 0);
+        }
+    }
+}
+
+/// Where [`Output`] reads from.
+trait Source {
+    /// Reads into `buf` (never empty) what is there, waiting for it until
+    /// `deadline`: how many bytes were read (0 at the end of the output),
+    /// or `None` if none came by then.
+    fn read_by(&mut self, buf: &mut [u8], deadline: Instant) -> io::Result<Option<usize>>;
+}
+
+/// The process's stdout, read without blocking: a read takes what is
+/// there, and `poll` waits for more until the deadline.
+#[cfg(unix)]
+struct Pipe(ChildStdout);
+
+#[cfg(unix)]
+impl Pipe {
+    fn new(stdout: ChildStdout) -> Result<Pipe, Fault> {
+        use std::os::fd::AsRawFd;
+        let fd = stdout.as_raw_fd();
+        // SAFETY: F_GETFL and F_SETFL take and change only the flags of a
+        // descriptor that is open, as `stdout` owns it.
+        let set = unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) >= 0
+        };
+        if !set {
+            let e = io::Error::last_os_error();
+            return Err(Fault::Spawn(format!(
+                "cannot read its stdout without blocking: {e}"
+            )));
+        }
+        Ok(Pipe(stdout))
+    }
+}
+
+#[cfg(unix)]
+impl Source for Pipe {
+    fn read_by(&mut self, buf: &mut [u8], deadline: Instant) -> io::Result<Option<usize>> {
+        use std::os::fd::AsRawFd;
+        loop {
+            match self.0.read(buf) {
+                Ok(n) => return Ok(Some(n)),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Ok(None);
+            }
+            // Whole milliseconds, rounded up, so as not to wake before the
+            // deadline and poll again.
+            let ms = libc::c_int::try_from(left.as_millis() + 1).unwrap_or(libc::c_int::MAX);
+            let mut fd = libc::pollfd {
+                fd: self.0.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one pollfd, which lives through the call.
+            if unsafe { libc::poll(&mut fd, 1, ms) } < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() != io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            }
+        }
+    }
+}
+
+/// Where no `poll` is at hand: a thread of its own reads the output, and
+/// hands it over in chunks.
+#[cfg(not(unix))]
+type Pipe = Relay;
+
+/// The output read by a thread of its own, which blocks on each read, and
+/// handed over in chunks through a channel; a read waits for the next
+/// chunk until the deadline. (Built on every system for its test.)
+#[cfg(any(not(unix), test))]
+struct Relay {
+    chunks: Receiver<io::Result<Vec<u8>>>,
+    /// The chunk being handed over, and how much of it was.
+    chunk: Vec<u8>,
+    at: usize,
+}
+
+#[cfg(any(not(unix), test))]
+impl Relay {
+    fn new(mut stdout: impl Read + Send + 'static) -> Result<Relay, Fault> {
+        let (chunks, rx) = channel();
+        let read = move || loop {
+            let mut chunk = vec![0; READ_ROOM];
+            let read = match stdout.read(&mut chunk) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Ok(n) => Ok(n),
+                Err(e) => Err(e),
+            };
+            let more = matches!(read, Ok(1..));
+            let sent = chunks.send(read.map(|n| {
+                chunk.truncate(n);
+                chunk
+            }));
+            if sent.is_err() || !more {
+                return;
             }
         };
-        let last = end.is_some();
-        let mut inbox = replies.lock();
-        if inbox.lines.is_empty() {
-            std::mem::swap(&mut inbox.lines, &mut batch);
-        } else {
-            inbox.lines.extend_from_slice(&batch);
+        thread::Builder::new()
+            .name("rt-tool-3 stdout".into())
+            .spawn(read)
+            .map_err(|e| Fault::Spawn(format!("cannot start a reader thread: {e}")))?;
+        Ok(Relay {
+            chunks: rx,
+            chunk: Vec::new(),
+            at: 0,
+        })
+    }
+}
+
+#[cfg(any(not(unix), test))]
+impl Source for Relay {
+    fn read_by(&mut self, buf: &mut [u8], deadline: Instant) -> io::Result<Option<usize>> {
+        use std::sync::mpsc::RecvTimeoutError;
+        if self.at == self.chunk.len() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.chunks.recv_timeout(left) {
+                Ok(chunk) => (self.chunk, self.at) = (chunk?, 0),
+                Err(RecvTimeoutError::Timeout) => return Ok(None),
+                Err(RecvTimeoutError::Disconnected) => return Ok(Some(0)),
+            }
         }
-        batch.clear();
-        inbox.count += count;
-        inbox.end = end;
-        let wake = last || (inbox.want > 0 && inbox.count >= inbox.want);
-        drop(inbox);
-        if wake {
-            replies.arrived.notify_one();
-        }
-        if last {
-            return;
-        }
+        let n = buf.len().min(self.chunk.len() - self.at);
+        buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
+        self.at += n;
+        Ok(Some(n))
     }
 }
 
@@ -788,52 +882,101 @@ mod tests {
         })
     }
 
-    /// A pipe that hands out `bytes` in reads of `sizes` bytes, in turn,
-    /// then fails if `error`, else ends.
-    struct Pipe<'a> {
-        bytes: &'a [u8],
-        sizes: std::iter::Cycle<std::slice::Iter<'a, usize>>,
+    /// An output that comes in `reads`, in turn (`None`: nothing comes by
+    /// the deadline), then fails if `error`, else ends.
+    struct Script {
+        reads: VecDeque<Option<Vec<u8>>>,
         error: bool,
     }
 
-    impl Read for Pipe<'_> {
-        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-            if self.bytes.is_empty() && self.error {
-                return Err(std::io::Error::other("the pipe broke"));
+    impl Script {
+        /// `bytes` in reads of `sizes` bytes, the sizes taken in turn.
+        fn new(bytes: &[u8], sizes: &[usize], error: bool) -> Script {
+            let mut reads = VecDeque::new();
+            let (mut rest, mut sizes) = (bytes, sizes.iter().cycle());
+            while let (false, Some(&n)) = (rest.is_empty(), sizes.next()) {
+                let (read, after) = rest.split_at(n.clamp(1, rest.len()));
+                reads.push_back(Some(read.to_vec()));
+                rest = after;
             }
-            let n = self.sizes.next().map_or(0, |&s| s);
-            let n = n.min(buf.len()).min(self.bytes.len());
-            buf[..n].copy_from_slice(&self.bytes[..n]);
-            self.bytes = &self.bytes[n..];
-            Ok(n)
+            Script { reads, error }
+        }
+
+        /// The next read into `buf`, as [`Source::read_by`] says it.
+        fn next(&mut self, buf: &mut [u8]) -> io::Result<Option<usize>> {
+            let Some(read) = self.reads.pop_front() else {
+                return if self.error {
+                    Err(io::Error::other("the pipe broke"))
+                } else {
+                    Ok(Some(0))
+                };
+            };
+            let Some(mut read) = read else {
+                return Ok(None);
+            };
+            let n = read.len().min(buf.len());
+            buf[..n].copy_from_slice(&read[..n]);
+            if n < read.len() {
+                self.reads.push_front(Some(read.split_off(n)));
+            }
+            Ok(Some(n))
         }
     }
 
-    /// What the reader thread hands over from `bytes` read in `sizes`: the
-    /// lines, and how the output ended.
-    fn read_in(bytes: &[u8], sizes: &[usize], max_line: usize, error: bool) -> (String, String) {
-        let replies = Replies::default();
-        let pipe = Pipe {
-            bytes,
-            sizes: sizes.iter().cycle(),
-            error,
+    impl Source for Script {
+        fn read_by(&mut self, buf: &mut [u8], _: Instant) -> io::Result<Option<usize>> {
+            self.next(buf)
+        }
+    }
+
+    /// The script as a pipe read by a thread of its own ([`Relay`]), where
+    /// nothing coming is no read at all.
+    impl Read for Script {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            loop {
+                if let Some(n) = self.next(buf)? {
+                    return Ok(n);
+                }
+            }
+        }
+    }
+
+    /// What [`Output`] hands out from `source` with lines of at most
+    /// `max_line` bytes: the lines, each with a newline, until the output
+    /// ends or nothing comes (`-` in the lines); and how it ended, asked
+    /// twice, as it stays ended.
+    fn read_in(source: impl Source, max_line: usize) -> (String, String) {
+        let mut output = Output::new(source, max_line);
+        let soon = || Instant::now() + Duration::from_secs(5);
+        let mut lines = String::new();
+        let mut turns = 0..10_000;
+        let end = loop {
+            assert!(turns.next().is_some(), "no end after {} bytes", lines.len());
+            match output.next_line(soon()) {
+                Some(Ok(line)) => {
+                    lines.push_str(&String::from_utf8_lossy(line));
+                    lines.push('\n');
+                }
+                Some(Err(end)) => break end,
+                None => lines.push('-'),
+            }
         };
-        read_replies(pipe, max_line, &replies);
-        let inbox = replies.lock();
-        let lines = String::from_utf8_lossy(&inbox.lines).into_owned();
-        assert_eq!(inbox.count, lines.matches('\n').count(), "{lines:?}");
-        let end = match &inbox.end {
-            Some(End::Eof) => "eof".to_owned(),
-            Some(End::Partial(p)) => format!("partial {}", String::from_utf8_lossy(p)),
-            Some(End::TooLong) => "too long".to_owned(),
-            Some(End::Failed(e)) => format!("failed: {e}"),
-            None => "none".to_owned(),
+        let said = |end: &End| match end {
+            End::Eof => "eof".to_owned(),
+            End::Partial(p) => format!("partial {}", String::from_utf8_lossy(p)),
+            End::TooLong => "too long".to_owned(),
+            End::Failed(e) => format!("failed: {e}"),
         };
-        (lines, end)
+        let again = match output.next_line(soon()) {
+            Some(Err(e)) => said(&e),
+            other => format!("{:?}", other.map(|l| l.map(<[u8]>::to_vec))),
+        };
+        assert_eq!(said(&end), again, "{lines:?}: the end stays");
+        (lines, again)
     }
 
     #[test]
-    fn the_reader_hands_over_whole_lines_however_the_reads_fall() {
+    fn the_output_hands_out_whole_lines_however_the_reads_fall() {
         let text = "{\"a\":1}\n\nxyz\n0123456789\n";
         // Every read size, and reads of mixed sizes.
         let sizes: Vec<Vec<usize>> = (1..=text.len() + 1)
@@ -841,31 +984,80 @@ mod tests {
             .chain([vec![3, 7, 1], vec![9, 2]])
             .collect();
         for sizes in &sizes {
-            let read =
-                |bytes: &str, max_line, error| read_in(bytes.as_bytes(), sizes, max_line, error);
-            let whole = (text.to_owned(), "eof".to_owned());
-            assert_eq!(read(text, 100, false), whole, "{sizes:?}");
-            // A line of `max_line` bytes is whole; one more byte is too long,
-            // and only the lines before it are handed over.
-            assert_eq!(read(text, 10, false), whole, "{sizes:?}");
-            let cut = ("{\"a\":1}\n\nxyz\n".to_owned(), "too long".to_owned());
-            assert_eq!(read(text, 9, false), cut, "{sizes:?}");
-            let unended = format!("{text}tail");
-            let partial = (text.to_owned(), "partial tail".to_owned());
-            assert_eq!(read(&unended, 10, false), partial, "{sizes:?}");
-            // Cut off at the limit, a line is still only unended.
-            let unended = format!("{text}0123456789");
-            let partial = (text.to_owned(), "partial 0123456789".to_owned());
-            assert_eq!(read(&unended, 10, false), partial, "{sizes:?}");
-            // A line under way may not outgrow the limit either.
-            let long = format!("{text}01234567890");
-            assert_eq!(
-                read(&long, 10, false),
-                (text.to_owned(), "too long".to_owned()),
-                "{sizes:?}"
+            for relayed in [false, true] {
+                let read = |bytes: &str, max_line, error| {
+                    let script = Script::new(bytes.as_bytes(), sizes, error);
+                    if relayed {
+                        read_in(Relay::new(script).expect("a thread"), max_line)
+                    } else {
+                        read_in(script, max_line)
+                    }
+                };
+                let at = format!("{sizes:?}, relayed: {relayed}");
+                let whole = (text.to_owned(), "eof".to_owned());
+                assert_eq!(read(text, 100, false), whole, "{at}");
+                // A line of `max_line` bytes is whole; one more byte is too
+                // long, and only the lines before it are handed over.
+                assert_eq!(read(text, 10, false), whole, "{at}");
+                let cut = ("{\"a\":1}\n\nxyz\n".to_owned(), "too long".to_owned());
+                assert_eq!(read(text, 9, false), cut, "{at}");
+                let unended = format!("{text}tail");
+                let partial = (text.to_owned(), "partial tail".to_owned());
+                assert_eq!(read(&unended, 10, false), partial, "{at}");
+                // Cut off at the limit, a line is still only unended.
+                let unended = format!("{text}0123456789");
+                let partial = (text.to_owned(), "partial 0123456789".to_owned());
+                assert_eq!(read(&unended, 10, false), partial, "{at}");
+                // A line under way may not outgrow the limit either.
+                let long = format!("{text}01234567890");
+                let cut = (text.to_owned(), "too long".to_owned());
+                assert_eq!(read(&long, 10, false), cut, "{at}");
+                let broke = (text.to_owned(), "failed: the pipe broke".to_owned());
+                assert_eq!(read(text, 10, true), broke, "{at}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_line_waited_for_in_vain_is_still_read_whole_when_it_comes() {
+        let read = |reads: &[Option<&str>]| {
+            let reads = reads.iter().map(|r| r.map(|r| r.as_bytes().to_vec()));
+            let script = Script {
+                reads: reads.collect(),
+                error: false,
+            };
+            read_in(script, 100)
+        };
+        let ended = |lines: &str| (lines.to_owned(), "eof".to_owned());
+        assert_eq!(read(&[None, Some("a\n")]), ended("-a\n"));
+        assert_eq!(read(&[Some("a\nb"), None, Some("c\n")]), ended("a\n-bc\n"));
+        assert_eq!(
+            read(&[Some("a\nb"), None, None, Some("c\nd\n")]),
+            ended("a\n--bc\nd\n")
+        );
+        // The lines already read come before the wait.
+        assert_eq!(read(&[Some("a\nb\n"), None]), ended("a\nb\n-"));
+    }
+
+    /// A buffer that starts over, is moved up or grows, as the lines read
+    /// leave it room: a long run of lines of every length, read in pieces
+    /// of every size, comes out as it went in.
+    #[test]
+    fn the_output_keeps_every_byte_as_its_buffer_moves_and_grows() {
+        let lines: Vec<String> = (0..400)
+            .map(|i| "x".repeat((i * 7919) % (3 * READ_ROOM)))
+            .collect();
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        for sizes in [vec![1 << 20], vec![READ_ROOM - 1, 13, 2 * READ_ROOM + 5]] {
+            let script = Script::new(text.as_bytes(), &sizes, false);
+            let (read, end) = read_in(script, 3 * READ_ROOM);
+            assert!(
+                read == text,
+                "{sizes:?}: {} bytes of {}",
+                read.len(),
+                text.len()
             );
-            let broke = (text.to_owned(), "failed: the pipe broke".to_owned());
-            assert_eq!(read(text, 10, true), broke, "{sizes:?}");
+            assert_eq!(end, "eof");
         }
     }
 

@@ -36,7 +36,7 @@
 use std::collections::VecDeque;
 use std::fmt;
 use std::io::{self, BufWriter, Read, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -621,11 +621,11 @@ trait Source {
 /// The process's stdout, read without blocking: a read takes what is
 /// there, and `poll` waits for more until the deadline.
 #[cfg(unix)]
-struct Pipe(ChildStdout);
+struct Pipe(std::process::ChildStdout);
 
 #[cfg(unix)]
 impl Pipe {
-    fn new(stdout: ChildStdout) -> Result<Pipe, Fault> {
+    fn new(stdout: std::process::ChildStdout) -> Result<Pipe, Fault> {
         use std::os::fd::AsRawFd;
         let fd = stdout.as_raw_fd();
         // SAFETY: F_GETFL and F_SETFL take and change only the flags of a

@@ -138,17 +138,45 @@ impl Case {
         };
         out.extend_from_slice(exposed);
         out.extend_from_slice(b",\"calls\":[");
-        for (i, call) in self.calls.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
+        write_each(out, &self.calls, |out, call| {
             out.extend_from_slice(b"{\"tool_call_id\":");
             write_str(out, &call.tool_call_id);
             out.extend_from_slice(b",\"result\":");
             write_value(out, &call.result);
             out.push(b'}');
-        }
+        });
         out.extend_from_slice(b"]}");
+    }
+}
+
+impl Outcome {
+    /// Appends the outcome to `out` as compact JSON: the very bytes
+    /// `serde_json::to_vec` writes for it, as [`Case::write_json`] does for
+    /// a case. `diff` writes the reference outcome of each request so, to
+    /// know a reply that carries it byte for byte when it sees one.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"messages\":[");
+        write_each(out, &self.messages, |out, m| {
+            out.extend_from_slice(b"{\"tool_call_id\":");
+            write_str(out, &m.tool_call_id);
+            out.extend_from_slice(b",\"content\":");
+            write_str(out, &m.content);
+            out.push(b'}');
+        });
+        out.extend_from_slice(b"],\"tool_artifacts\":[");
+        write_each(out, &self.tool_artifacts, |out, a| {
+            out.extend_from_slice(b"{\"type\":");
+            write_str(out, &a.kind);
+            out.extend_from_slice(b",\"payload\":");
+            write_value(out, &a.payload);
+            out.extend_from_slice(b",\"tool_call_id\":");
+            write_str(out, &a.tool_call_id);
+            out.push(b'}');
+        });
+        out.extend_from_slice(b"],\"exposed\":");
+        let exposed: &[u8] = if self.exposed { b"true" } else { b"false" };
+        out.extend_from_slice(exposed);
+        out.push(b'}');
     }
 }
 
@@ -174,12 +202,7 @@ fn write_any(out: &mut Vec<u8>, v: &Value, sorted: bool) {
         Value::String(s) => write_str(out, s),
         Value::Array(a) => {
             out.push(b'[');
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_any(out, x, sorted);
-            }
+            write_each(out, a, |out, x| write_any(out, x, sorted));
             out.push(b']');
         }
         Value::Object(o) if sorted => {
@@ -188,6 +211,16 @@ fn write_any(out: &mut Vec<u8>, v: &Value, sorted: bool) {
             write_object(out, entries.into_iter(), sorted);
         }
         Value::Object(o) => write_object(out, o.iter(), sorted),
+    }
+}
+
+/// Writes each of `items` with `write`, a comma between two.
+fn write_each<T>(out: &mut Vec<u8>, items: &[T], mut write: impl FnMut(&mut Vec<u8>, &T)) {
+    for (i, x) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write(out, x);
     }
 }
 
@@ -331,6 +364,12 @@ fn refusal(e: serde_json::Error) -> Refusal {
         );
     }
     Refusal(text)
+}
+
+/// Whether a document is nested no deeper than [`MAX_DEPTH`]: one that is
+/// deeper, [`parse`] refuses before parsing it.
+pub fn within_depth(bytes: &[u8]) -> bool {
+    check_depth(bytes).is_ok()
 }
 
 /// Refuses a document nested deeper than [`MAX_DEPTH`], before it is parsed.

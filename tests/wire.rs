@@ -104,11 +104,21 @@ fn serde_reading(text: &str) -> Value {
     value
 }
 
-/// `Case::write_json` writes `case` as the very bytes serde_json writes.
+/// `Case::write_json` writes `case` as the very bytes serde_json writes,
+/// and `Outcome::write_json` its reference outcome (which `diff` compares
+/// replies with byte for byte).
 fn written_as_serde_writes(case: &Case) {
     let mut ours = Vec::new();
     case.write_json(&mut ours);
     let theirs = serde_json::to_vec(case).expect("a case encodes");
+    assert_eq!(
+        String::from_utf8_lossy(&ours),
+        String::from_utf8_lossy(&theirs)
+    );
+    let outcome = rt_tool_3::model::outcome(case);
+    let mut ours = Vec::new();
+    outcome.write_json(&mut ours);
+    let theirs = serde_json::to_vec(&outcome).expect("an outcome encodes");
     assert_eq!(
         String::from_utf8_lossy(&ours),
         String::from_utf8_lossy(&theirs)
@@ -463,11 +473,32 @@ fn strings_are_written_as_serde_json_writes_them() {
             for after in [0, 1, 31, 33] {
                 let text = format!("{}{special}{}", "p".repeat(before), "q".repeat(after));
                 let twice = format!("{text}{special}");
+                let values = json!([
+                    twice,
+                    1.5,
+                    -0,
+                    12345678901234567890u64,
+                    null,
+                    true,
+                    false,
+                    {},
+                    []
+                ]);
                 written_as_serde_writes(&Case {
                     exposed: Some(before % 2 == 0),
                     calls: vec![Call {
                         tool_call_id: text.clone(),
-                        result: json!({&text: [twice, 1.5, -0, 12345678901234567890u64, null, true, false, {}, []]}),
+                        result: json!({&text: values}),
+                    }],
+                });
+                // The same strings in an artifact, and in the prose of a
+                // successful call's `data`.
+                written_as_serde_writes(&Case {
+                    exposed: None,
+                    calls: vec![Call {
+                        tool_call_id: text.clone(),
+                        result: json!({"success": true, "data": {&text: values},
+                            "artifacts": [{"type": &text, "payload": {&text: values}}]}),
                     }],
                 });
             }

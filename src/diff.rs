@@ -56,7 +56,7 @@ use crate::model::{self, Zone};
 use crate::tally::Tally;
 
 pub use crate::replay::Fixed;
-use crate::wire::{Call, Case, Outcome};
+use crate::wire::{self, Call, Case, Outcome};
 
 /// Requests sent for each case.
 pub const REQUESTS_PER_CASE: u64 = 3;
@@ -338,7 +338,20 @@ struct InFlight {
     j: u64,
     position: u64,
     sent: Sent,
-    replies: Option<Result<Vec<Reply>, Fault>>,
+    replies: Option<Replies>,
+}
+
+/// The replies to a case's three requests, or the fault that cut them
+/// short.
+type Replies = Result<Read, Fault>;
+
+/// The replies to a case's three requests, as read.
+enum Read {
+    /// Each carried, byte for byte, the reference outcome of its request,
+    /// these bytes ([`Process::replies_expecting`]): not parsed.
+    AsExpected([Vec<u8>; 3]),
+    /// The replies, parsed.
+    Replies(Vec<Reply>),
 }
 
 /// What every worker shares: the settings, the next position to take, and
@@ -674,7 +687,10 @@ fn worker<S: Strategy<Value = Case>>(
             }
             continue;
         };
-        let replies = next.replies.take().unwrap_or_else(|| process.replies(3));
+        let replies = next
+            .replies
+            .take()
+            .unwrap_or_else(|| next.sent.read(process));
         let examination = match replies.and_then(|r| next.sent.judge(r, options)) {
             Ok(examined) => {
                 let mut tally = Tally::default();
@@ -719,7 +735,7 @@ fn shrink_job<S: Strategy<Value = Case>>(
     let mut faulted = false;
     for waiting in in_flight.iter_mut() {
         if waiting.replies.is_none() && !faulted {
-            let replies = process.replies(3);
+            let replies = waiting.sent.read(process);
             faulted = replies.is_err();
             waiting.replies = Some(replies);
         }
@@ -894,7 +910,16 @@ pub struct Examined {
 pub fn examine(process: &mut Process, case: &Case, options: Options) -> Result<Examined, Fault> {
     let mut sent = Sent::new(case.clone(), options.prose);
     sent.send(process);
-    sent.judge(process.replies(3)?, options)
+    let replies = sent.read(process)?;
+    sent.judge(replies, options)
+}
+
+/// A reply that carried the outcome expected of it, `expected`: that
+/// outcome, parsed.
+fn parse_expected(expected: &[u8]) -> Result<Reply, Fault> {
+    wire::parse(expected)
+        .map(Reply::Outcome)
+        .map_err(|r| Fault::Garbage(r.to_string()))
 }
 
 /// The three requests of a case: the case, its marked sibling and its
@@ -950,6 +975,47 @@ impl Sent {
         process.send_each(|send| self.send_to(send));
     }
 
+    /// The marked sibling's reference outcome, made from the case's: it
+    /// differs in `exposed` and, through the markers, in its prose alone
+    /// (its artifacts are not copied).
+    fn mark_reference(&mut self, reference: &mut Outcome) {
+        self.with_marked(|marked| {
+            reference.messages = marked.calls.iter().map(model::clause_3_prose).collect();
+            reference.exposed = model::clause_2_not_exposed_by_default(marked.exposed);
+        });
+    }
+
+    /// The outcome each of the three requests is expected to carry, as
+    /// JSON: its reference outcome, in the bytes `serve` prints it in.
+    fn expected(&mut self) -> [Vec<u8>; 3] {
+        let mut expected: [Vec<u8>; 3] = Default::default();
+        let mut reference = model::outcome(&self.case);
+        reference.write_json(&mut expected[0]);
+        self.mark_reference(&mut reference);
+        reference.write_json(&mut expected[1]);
+        model::outcome(&self.canary.case).write_json(&mut expected[2]);
+        expected
+    }
+
+    /// Reads the replies to the three requests: against the outcomes
+    /// expected of them while the process's replies have been carrying
+    /// them byte for byte ([`Process::worth_expecting`]), else as they are.
+    fn read(&mut self, process: &mut Process) -> Replies {
+        if !process.worth_expecting() {
+            return process.replies(3).map(Read::Replies);
+        }
+        let expected = self.expected();
+        let replies = process.replies_expecting(&expected)?;
+        if replies.len() == 3 && replies.iter().all(Option::is_none) {
+            return Ok(Read::AsExpected(expected));
+        }
+        let parsed = replies
+            .into_iter()
+            .zip(&expected)
+            .map(|(reply, e)| reply.map_or_else(|| parse_expected(e), Ok));
+        parsed.collect::<Result<_, _>>().map(Read::Replies)
+    }
+
     /// Hands `send` the three requests, in the order they are sent.
     fn send_to(&mut self, send: &mut dyn FnMut(&Case)) {
         send(&self.case);
@@ -958,9 +1024,51 @@ impl Sent {
     }
 
     /// Judges the three replies together.
-    fn judge(&mut self, replies: Vec<Reply>, options: Options) -> Result<Examined, Fault> {
+    ///
+    /// Replies that carried, byte for byte, the reference outcome of each
+    /// request conform, and show nothing: they are not parsed, nor judged
+    /// (and are checked in debug builds). Parsing and judging was two
+    /// fifths of the oracle's work on a case, and is skipped so on every
+    /// case that does not diverge against an implementation that prints
+    /// compact JSON in the contract's key order (`serve`, the reference
+    /// adapter). A reply written in other bytes (spaces, other escapes,
+    /// another key order) is parsed and judged, and so are the others of
+    /// its case.
+    fn judge(&mut self, replies: Read, options: Options) -> Result<Examined, Fault> {
         // The floors are read once, for the zone and for the tally.
         let floors = model::floor_reasons(&self.case, &model::encoded_len);
+        let replies = match replies {
+            Read::Replies(replies) => replies,
+            Read::AsExpected(expected) => {
+                let over_floors = !floors.is_empty();
+                debug_assert!(
+                    expected
+                        .iter()
+                        .map(|e| parse_expected(e))
+                        .collect::<Result<Vec<_>, _>>()
+                        .is_ok_and(|r| self
+                            .judge_outcomes(r, floors, options)
+                            .is_ok_and(|e| e.vectors.is_empty() && e.warnings == 0)),
+                    "the reference outcomes show a divergence"
+                );
+                return Ok(Examined {
+                    vectors: Vec::new(),
+                    skipped: false,
+                    warnings: 0,
+                    over_floors,
+                });
+            }
+        };
+        self.judge_outcomes(replies, floors, options)
+    }
+
+    /// Judges the three replies together, parsed.
+    fn judge_outcomes(
+        &mut self,
+        replies: Vec<Reply>,
+        floors: Vec<String>,
+        options: Options,
+    ) -> Result<Examined, Fault> {
         let over_floors = !floors.is_empty();
         let zone = model::zone_of(model::shape_reasons(&self.case), floors);
         let mut runs = Vec::with_capacity(3);
@@ -993,13 +1101,9 @@ impl Sent {
         let mut reference = model::outcome(&self.case);
         let first = judge::judge_against(&self.case, zone.clone(), &reference, &runs[0], options)
             .map_err(not_an_outcome)?;
-        // The marked sibling's reference differs from the case's in
-        // `exposed` and, through the markers, in its prose alone: the same
-        // outcome, those two changed (its artifacts are not copied).
+        self.mark_reference(&mut reference);
         let second = self
             .with_marked(|marked| {
-                reference.messages = marked.calls.iter().map(model::clause_3_prose).collect();
-                reference.exposed = model::clause_2_not_exposed_by_default(marked.exposed);
                 judge::judge_against(marked, zone.clone(), &reference, &runs[1], options)
             })
             .map_err(not_an_outcome)?;

@@ -164,6 +164,8 @@ pub struct Process {
     limits: Limits,
     seq: u64,
     answered: u64,
+    /// How its replies have lately compared with the outcomes expected.
+    likeness: Likeness,
     /// What the process says it is: its `implementation` from the `start` reply.
     pub implementation: Value,
     /// Requests sent so far, `start` and `stop` aside.
@@ -223,12 +225,13 @@ impl Process {
             limits,
             seq: 0,
             answered: 0,
+            likeness: Likeness::default(),
             implementation: Value::Null,
             requests: 0,
         };
         process.send(&json!({"cmd": "start", "version": PROTOCOL_VERSION}));
         let ready = process
-            .receive()
+            .receive(|line| parse_line(line).map_err(Fault::Garbage))
             .map_err(|fault| Fault::NoStart(fault.to_string()))?;
         if ready.get("ready") != Some(&Value::Bool(true)) {
             return Err(Fault::NoStart(format!(
@@ -283,10 +286,51 @@ impl Process {
         let first = self.answered + 1;
         let last = (self.answered + n as u64).min(self.seq);
         let replies = (first..=last)
-            .map(|seq| reply_to(self.receive()?, seq))
+            .map(|seq| self.receive(|line| read_reply(line, seq)))
             .collect();
         self.answered = last;
         replies
+    }
+
+    /// [`Process::replies`] to the `expected.len()` oldest requests, each
+    /// read against the outcome it is expected to carry: `expected[i]`, as
+    /// JSON. A reply whose line is, byte for byte, the line
+    /// `{"seq":N,"outcome":E}` that carries it is `None`: the caller knows
+    /// what it holds, and it is not parsed. Any other line is read as
+    /// [`read_reply`] reads it.
+    ///
+    /// `None` means exactly what [`read_reply`] would have said of the
+    /// line: `Ok(Reply::Outcome(e))`, `e` being `expected[i]` parsed. So a
+    /// line too deeply nested to be read ([`wire::MAX_DEPTH`]) is read, and
+    /// refused, however it was expected.
+    pub fn replies_expecting(&mut self, expected: &[Vec<u8>]) -> Result<Vec<Option<Reply>>, Fault> {
+        let first = self.answered + 1;
+        let last = (self.answered + expected.len() as u64).min(self.seq);
+        let replies: Result<Vec<_>, _> = (first..=last)
+            .zip(expected)
+            .map(|(seq, outcome)| {
+                self.receive(|line| match carries(line, seq, outcome) {
+                    true => Ok(None),
+                    false => read_reply(line, seq).map(Some),
+                })
+            })
+            .collect();
+        self.answered = last;
+        if let Ok(replies) = &replies {
+            self.likeness.saw(replies.iter().any(Option::is_none));
+        }
+        replies
+    }
+
+    /// Whether to read the next replies against the outcomes expected of
+    /// them ([`Process::replies_expecting`]): making those outcomes' bytes
+    /// costs about what parsing the replies does, and is worth it only for
+    /// a process whose replies carry them. So it is, until
+    /// sixteen reads in a row found no reply that did; then
+    /// only one read in 64, until one does again.
+    /// Whichever way replies are read, they are judged alike.
+    pub fn worth_expecting(&mut self) -> bool {
+        self.likeness.worth()
     }
 
     /// Sends `stop`, and checks that nothing more was printed.
@@ -339,12 +383,12 @@ impl Process {
         self.write_error.lock().ok().and_then(|e| e.clone())
     }
 
-    /// The next line the process printed, parsed, waiting for it up to the
-    /// timeout ([`Output::next_line`]).
-    fn receive(&mut self) -> Result<Value, Fault> {
+    /// The next line the process printed, read by `read`, waiting for it up
+    /// to the timeout ([`Output::next_line`]).
+    fn receive<R>(&mut self, read: impl FnOnce(&[u8]) -> Result<R, Fault>) -> Result<R, Fault> {
         let deadline = Instant::now() + self.limits.timeout;
         let end = match self.output.next_line(deadline) {
-            Some(Ok(line)) => return parse_line(line).map_err(Fault::Garbage),
+            Some(Ok(line)) => return read(line),
             Some(Err(end)) => Some(end),
             None => None,
         };
@@ -431,6 +475,59 @@ pub fn run_request(lines: &mut Vec<u8>, seq: u64, case: &Case) {
 /// ```
 pub fn read_reply(line: &[u8], seq: u64) -> Result<Reply, Fault> {
     reply_to(parse_line(line).map_err(Fault::Garbage)?, seq)
+}
+
+/// How a process's replies have lately compared with the outcomes expected
+/// of them: for how many reads in a row none carried one, and how many
+/// reads were since made as they are.
+#[derive(Debug, Default)]
+struct Likeness {
+    unlike: u32,
+    declined: u32,
+}
+
+impl Likeness {
+    /// Reads in a row with no reply alike, after which replies are read
+    /// against expected outcomes only now and then.
+    const GIVE_UP: u32 = 16;
+    /// One read in so many is then made against expected outcomes.
+    const RETRY: u32 = 64;
+
+    fn worth(&mut self) -> bool {
+        if self.unlike < Self::GIVE_UP {
+            return true;
+        }
+        self.declined += 1;
+        if self.declined < Self::RETRY {
+            return false;
+        }
+        self.declined = 0;
+        true
+    }
+
+    fn saw(&mut self, alike: bool) {
+        self.unlike = if alike {
+            0
+        } else {
+            self.unlike.saturating_add(1)
+        };
+    }
+}
+
+/// Whether `line` is the reply to request `seq` that carries `outcome`,
+/// byte for byte as the harness's own writer would put it:
+/// `{"seq":N,"outcome":…}`, and a line [`wire::parse`] reads (no deeper
+/// than [`wire::MAX_DEPTH`]). Every byte of the line is compared, so a
+/// line that is not the expected one is told apart at its first
+/// difference, and read as any other.
+fn carries(line: &[u8], seq: u64, outcome: &[u8]) -> bool {
+    let seq = seq.to_string();
+    let carried = line
+        .strip_prefix(b"{\"seq\":".as_slice())
+        .and_then(|rest| rest.strip_prefix(seq.as_bytes()))
+        .and_then(|rest| rest.strip_prefix(b",\"outcome\":".as_slice()))
+        .and_then(|rest| rest.strip_suffix(b"}".as_slice()));
+    carried == Some(outcome) && wire::within_depth(line)
 }
 
 /// The first half of [`read_reply`]: one line (without its newline) as
@@ -1059,6 +1156,82 @@ mod tests {
             );
             assert_eq!(end, "eof");
         }
+    }
+
+    /// Replies are read against expected outcomes until [`Likeness::GIVE_UP`]
+    /// reads in a row found none alike, then one read in
+    /// [`Likeness::RETRY`]; one reply alike, and every read is again.
+    #[test]
+    fn replies_are_expected_while_some_come_alike_and_now_and_then_after() {
+        let mut likeness = Likeness::default();
+        let unlike_reads = |likeness: &mut Likeness, n| {
+            for read in 0..n {
+                assert!(likeness.worth(), "read {read} of a run of unlike ones");
+                likeness.saw(false);
+            }
+        };
+        unlike_reads(&mut likeness, Likeness::GIVE_UP - 1);
+        // One alike: the count starts again.
+        assert!(likeness.worth());
+        likeness.saw(true);
+        unlike_reads(&mut likeness, Likeness::GIVE_UP);
+        for _ in 0..2 {
+            for read in 1..Likeness::RETRY {
+                assert!(!likeness.worth(), "read {read} after giving up");
+            }
+            assert!(likeness.worth(), "the retry");
+            likeness.saw(false);
+        }
+        for _ in 1..Likeness::RETRY {
+            likeness.worth();
+        }
+        assert!(likeness.worth());
+        likeness.saw(true);
+        unlike_reads(&mut likeness, Likeness::GIVE_UP);
+        assert!(!likeness.worth());
+    }
+
+    /// A line carries the outcome expected of it only when it is, byte for
+    /// byte, the reply that does; and then it reads as that outcome.
+    #[test]
+    fn a_line_carries_the_expected_outcome_only_when_it_is_its_very_reply() {
+        let expected = r#"{"a":1}"#;
+        let deep = format!(
+            "{}1{}",
+            "[".repeat(wire::MAX_DEPTH),
+            "]".repeat(wire::MAX_DEPTH)
+        );
+        let deep_line = format!(r#"{{"seq":3,"outcome":{deep}}}"#);
+        // A line, the request it answers, the outcome expected, and whether
+        // the line carries it.
+        let rows: &[(&str, u64, &str, bool)] = &[
+            (r#"{"seq":3,"outcome":{"a":1}}"#, 3, expected, true),
+            (r#"{"seq":12,"outcome":{"a":1}}"#, 12, expected, true),
+            // Another request's reply, or another outcome.
+            (r#"{"seq":3,"outcome":{"a":1}}"#, 4, expected, false),
+            (r#"{"seq":13,"outcome":{"a":1}}"#, 1, expected, false),
+            (r#"{"seq":3,"outcome":{"a":2}}"#, 3, expected, false),
+            (r#"{"seq":3,"outcome":{"a":1}}"#, 3, "{}", false),
+            // The same outcome written another way is read, not matched.
+            (r#"{"seq":3, "outcome":{"a":1}}"#, 3, expected, false),
+            (r#"{"outcome":{"a":1},"seq":3}"#, 3, expected, false),
+            (r#"{"seq":3,"outcome":{"a":1}} "#, 3, expected, false),
+            (r#"{"seq":3,"outcome":{"a":1}}}"#, 3, expected, false),
+            (r#"{"seq":3,"outcome":{"a":1}"#, 3, expected, false),
+            (r#"{"seq":03,"outcome":{"a":1}}"#, 3, expected, false),
+            (r#"{"seq":3,"outcome":{"a":1.0}}"#, 3, expected, false),
+            // Too deep to be read: never taken for the outcome.
+            (&deep_line, 3, &deep, false),
+        ];
+        for &(line, seq, outcome, carried) in rows {
+            let found = carries(line.as_bytes(), seq, outcome.as_bytes());
+            assert_eq!(found, carried, "{line}");
+            if carried {
+                let value = wire::parse::<Value>(outcome.as_bytes()).expect("JSON");
+                reads(line.as_bytes(), seq, Ok(Reply::Outcome(value)));
+            }
+        }
+        assert!(read_reply(deep_line.as_bytes(), 3).is_err());
     }
 
     #[test]

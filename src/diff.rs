@@ -1031,8 +1031,9 @@ impl Sent {
     /// Replies that carried, byte for byte, the reference outcome of each
     /// request conform, and show nothing: they are not parsed, nor judged
     /// (and are checked in debug builds). Parsing and judging was two
-    /// fifths of the oracle's work on a case, and is skipped so on every
-    /// case that does not diverge against an implementation that prints
+    /// fifths of the oracle's work on a case (writing the expected bytes
+    /// costs about half of that back), and is skipped so on every case
+    /// that does not diverge against an implementation that prints
     /// compact JSON in the contract's key order (`serve`, the reference
     /// adapter). A reply written in other bytes (spaces, other escapes,
     /// another key order) is parsed and judged, and so are the others of

@@ -12,7 +12,7 @@
 //! arrays and objects in `data` (but a `data` carrying the reserved key),
 //! byte for byte as written.
 
-use rt_tool_3::wire::{kind, Call, Case, RawCase, ToolArtifact, MAX_DEPTH, RESERVED_KEY};
+use rt_tool_3::wire::{self, kind, Call, Case, RawCase, ToolArtifact, MAX_DEPTH, RESERVED_KEY};
 use serde_json::{json, Value};
 
 /// What a document must come to.
@@ -407,6 +407,11 @@ fn nesting_is_bounded() {
     check(&one(&format!(r#""\n{brackets}""#)), Read(&[]));
     let after_backslash = format!(r#"["\\", {}]"#, nested(n - 3));
     check(&one(&after_backslash), Refused(&[over]));
+    // `within_depth` says so without parsing: as deep as the bound, not
+    // deeper, brackets inside strings not counted.
+    assert!(wire::within_depth(nested(n).as_bytes()));
+    assert!(!wire::within_depth(nested(n + 1).as_bytes()));
+    assert!(wire::within_depth(format!(r#"["{brackets}"]"#).as_bytes()));
 }
 
 /// Debug output speaks the domain: a call is its id and what its tool

@@ -283,10 +283,21 @@ impl Process {
 
     /// Reads the replies to the `n` oldest requests not yet answered.
     pub fn replies(&mut self, n: usize) -> Result<Vec<Reply>, Fault> {
+        self.read_oldest(n, |line, seq, _| read_reply(line, seq))
+    }
+
+    /// Reads the lines answering the `n` oldest requests not yet answered,
+    /// each by `read` with its request's seq and its place among them.
+    fn read_oldest<R>(
+        &mut self,
+        n: usize,
+        mut read: impl FnMut(&[u8], u64, usize) -> Result<R, Fault>,
+    ) -> Result<Vec<R>, Fault> {
         let first = self.answered + 1;
         let last = (self.answered + n as u64).min(self.seq);
         let replies = (first..=last)
-            .map(|seq| self.receive(|line| read_reply(line, seq)))
+            .zip(0..)
+            .map(|(seq, i)| self.receive(|line| read(line, seq, i)))
             .collect();
         self.answered = last;
         replies
@@ -304,18 +315,12 @@ impl Process {
     /// line too deeply nested to be read ([`wire::MAX_DEPTH`]) is read, and
     /// refused, however it was expected.
     pub fn replies_expecting(&mut self, expected: &[Vec<u8>]) -> Result<Vec<Option<Reply>>, Fault> {
-        let first = self.answered + 1;
-        let last = (self.answered + expected.len() as u64).min(self.seq);
-        let replies: Result<Vec<_>, _> = (first..=last)
-            .zip(expected)
-            .map(|(seq, outcome)| {
-                self.receive(|line| match carries(line, seq, outcome) {
-                    true => Ok(None),
-                    false => read_reply(line, seq).map(Some),
-                })
-            })
-            .collect();
-        self.answered = last;
+        let replies = self.read_oldest(expected.len(), |line, seq, i| {
+            match carries(line, seq, &expected[i]) {
+                true => Ok(None),
+                false => read_reply(line, seq).map(Some),
+            }
+        });
         if let Ok(replies) = &replies {
             self.likeness.saw(replies.iter().any(Option::is_none));
         }

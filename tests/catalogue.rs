@@ -1,7 +1,8 @@
 //! The fault catalogue: every clause fault of `serve --fault` run through
 //! `diff` at the default 256 cases on ten seeds, each caught and named by
 //! its own clause on at least nine; and the conforming variants of `serve`,
-//! ten seeds of 1,000 cases each, never flagged.
+//! ten seeds of 1,000 cases each, never flagged (nor warned, but for the
+//! variant that reorders artifacts within a call).
 //!
 //! The table of faults is the enum itself ([`Fault`]), so a fault added
 //! there is held to this test at once. [`AWAITING`] names the faults the
@@ -409,17 +410,28 @@ fn conforming_variants_are_never_flagged() {
         );
         let report: Value = serde_json::from_slice(&stdout).unwrap_or(Value::Null);
         let _ = std::fs::remove_dir_all(dir);
+        // Another order within a call is a warning, and `reversed` makes
+        // some; every other variant's replies are the reference outcomes
+        // in other bytes (or the same), so this holds the judge to finding
+        // nothing in them.
+        let warns = variant
+            .iter()
+            .any(|a| a == &variant_name(Variant::Reversed));
         let clean = code == Some(0)
             && report["divergences"] == Value::Array(vec![])
             && report["cases"].as_u64() > Some(1000)
-            && report["skipped"] == 0;
+            && report["skipped"] == 0
+            && (report["warnings"].as_u64() > Some(0)) == warns;
         let found: Vec<String> = report["divergences"]
             .as_array()
             .into_iter()
             .flatten()
             .map(|d| format!("{} {}", d["signature"], d["minimal"][0]))
             .collect();
-        (!clean).then(|| format!("{variant:?} on seed {seed}: exit {code:?}: {found:#?}"))
+        (!clean).then(|| {
+            let warnings = &report["warnings"];
+            format!("{variant:?} on seed {seed}: exit {code:?}, {warnings} warnings: {found:#?}")
+        })
     })
     .into_iter()
     .flatten()

@@ -302,6 +302,55 @@ fn reference_adapter() -> PathBuf {
     .collect()
 }
 
+/// Writes to `path` the requests `diff --cases cases --seed 3` sends: the
+/// pinned vectors first, then the generated cases, each with its two
+/// siblings, between `start` and `stop`. Gives back how many `run`s.
+fn write_requests(path: &Path, cases: usize) -> u64 {
+    let mut file = std::io::BufWriter::new(std::fs::File::create(path).expect("requests file"));
+    writeln!(file, "{}", json!({"cmd": "start", "version": 1})).expect("write");
+    let mut seq = 0;
+    let pinned = rt_tool_3::replay::pinned().expect("the vectors");
+    let cases_sent = pinned
+        .into_iter()
+        .map(|f| f.case)
+        .chain(gen::cases(3).take(cases));
+    for case in cases_sent {
+        for variant in rt_tool_3::diff::siblings(&case, ProseMode::DataOnly) {
+            seq += 1;
+            writeln!(
+                file,
+                "{}",
+                json!({"cmd": "run", "seq": seq, "case": variant})
+            )
+            .expect("write");
+        }
+    }
+    writeln!(file, "{}", json!({"cmd": "stop"})).expect("write");
+    file.flush().expect("requests written");
+    seq
+}
+
+/// Runs `command` alone on `requests`, over the same transport as under
+/// `diff`: the requests written into a pipe to its stdin as fast as it
+/// reads them, its stdout a pipe read to the end, and nothing judged. (A
+/// file on stdin and /dev/null on stdout would be some 10 % faster, but no
+/// harness speaking the protocol could feed it that way.)
+fn alone(command: &[String], requests: &[u8]) {
+    let mut child = Command::new(&command[0])
+        .args(&command[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = child.stdout.take().expect("stdout");
+    std::thread::scope(|scope| {
+        scope.spawn(move || stdin.write_all(requests).expect("requests written"));
+        std::io::copy(&mut stdout, &mut std::io::sink()).expect("replies read");
+    });
+    assert!(child.wait().expect("waits").success());
+}
+
 fn harness(dir: &Path) {
     let adapter = reference_adapter();
     const RUNS: usize = 7;
@@ -315,53 +364,9 @@ fn harness(dir: &Path) {
     ] {
         // The implementation alone: the same requests, piped in at once.
         let requests = dir.join(format!("requests-{}.jsonl", label.replace(' ', "-")));
-        let mut file = std::fs::File::create(&requests).expect("requests file");
-        writeln!(file, "{}", json!({"cmd": "start", "version": 1})).expect("write");
-        let mut seq = 0;
-        // What `diff` sends: the pinned vectors first, then the generated
-        // cases, each with its two siblings.
-        let pinned = rt_tool_3::replay::pinned().expect("the vectors");
-        let cases_sent = pinned
-            .into_iter()
-            .map(|f| f.case)
-            .chain(gen::cases(3).take(cases as usize));
-        for case in cases_sent {
-            for variant in rt_tool_3::diff::siblings(&case, ProseMode::DataOnly) {
-                seq += 1;
-                writeln!(
-                    file,
-                    "{}",
-                    json!({"cmd": "run", "seq": seq, "case": variant})
-                )
-                .expect("write");
-            }
-        }
-        writeln!(file, "{}", json!({"cmd": "stop"})).expect("write");
-        drop(file);
-        // The implementation alone, over the same transport as under `diff`:
-        // the requests written into a pipe to its stdin as fast as it reads
-        // them, its stdout a pipe read to the end, and nothing judged. (A
-        // file on stdin and /dev/null on stdout would be some 10 % faster,
-        // but no harness speaking the protocol could feed it that way.)
+        let seq = write_requests(&requests, cases as usize);
         let bytes = std::fs::read(&requests).expect("requests");
-        let bytes = bytes.as_slice();
-        let run_alone = || {
-            timed(|| {
-                let mut child = Command::new(&command[0])
-                    .args(&command[1..])
-                    .stdin(Stdio::piped())
-                    .stdout(Stdio::piped())
-                    .spawn()
-                    .expect("runs");
-                let mut stdin = child.stdin.take().expect("stdin");
-                let mut stdout = child.stdout.take().expect("stdout");
-                std::thread::scope(|scope| {
-                    scope.spawn(move || stdin.write_all(bytes).expect("requests written"));
-                    std::io::copy(&mut stdout, &mut std::io::sink()).expect("replies read");
-                });
-                assert!(child.wait().expect("waits").success());
-            })
-        };
+        let run_alone = || timed(|| alone(&command, &bytes));
         let mut report = Value::Null;
         let mut run_diff = || {
             timed(|| {
@@ -381,7 +386,7 @@ fn harness(dir: &Path) {
                 );
             })
         };
-        let (with_diff, alone) = interleaved(RUNS, &mut run_diff, run_alone);
+        let (with_diff, by_itself) = interleaved(RUNS, &mut run_diff, run_alone);
         assert_eq!(
             report["requests"].as_u64(),
             Some(seq),
@@ -394,7 +399,7 @@ fn harness(dir: &Path) {
         ratio(
             &format!("diff against {label} vs the same requests piped to it alone"),
             with_diff,
-            alone,
+            by_itself,
             target,
         );
     }
@@ -774,7 +779,7 @@ fn compare(dir: &Path) {
 /// replaying the 24 pinned vectors take about 0.2 s whatever N is, which on
 /// 324 cases against `serve --delay-ms 2` was a third of the `--jobs 4`
 /// run. The short run is printed too.
-fn jobs(_dir: &Path) {
+fn jobs(dir: &Path) {
     let adapter = reference_adapter();
     let run = |jobs: u32, cases: u32, command: &[String]| {
         timed(|| {
@@ -834,6 +839,33 @@ fn jobs(_dir: &Path) {
         3000,
         &python,
         1.6,
+    );
+    // What the machine's two cores give the adapter with no oracle at all:
+    // the same requests piped to two copies at once against one. On two
+    // cores that do not slow each other this is 2×, and `--jobs 2` can
+    // reach at most 2p/(p + o) of it (p the adapter's CPU a case, o the
+    // oracle's); on cores shared with other machines' work it is less.
+    let requests = dir.join("requests-jobs.jsonl");
+    write_requests(&requests, 3000);
+    let bytes = std::fs::read(&requests).expect("requests");
+    let (two, one) = interleaved(
+        5,
+        || {
+            timed(|| {
+                std::thread::scope(|scope| {
+                    scope.spawn(|| alone(&python, &bytes));
+                    alone(&python, &bytes);
+                });
+            })
+        },
+        || timed(|| alone(&python, &bytes)),
+    );
+    println!(
+        "  the same requests piped to the Python adapter alone, two copies at once vs one: \
+         {:.1} ms vs {:.1} ms = {:.2}× the throughput (the two cores' own ceiling for it)",
+        two.as_secs_f64() * 1e3,
+        one.as_secs_f64() * 1e3,
+        2.0 * one.as_secs_f64() / two.as_secs_f64()
     );
 }
 

@@ -302,12 +302,12 @@ fn reference_adapter() -> PathBuf {
     .collect()
 }
 
-/// Writes to `path` the requests `diff --cases cases --seed 3` sends: the
-/// pinned vectors first, then the generated cases, each with its two
-/// siblings, between `start` and `stop`. Gives back how many `run`s.
-fn write_requests(path: &Path, cases: usize) -> u64 {
-    let mut file = std::io::BufWriter::new(std::fs::File::create(path).expect("requests file"));
-    writeln!(file, "{}", json!({"cmd": "start", "version": 1})).expect("write");
+/// The requests `diff --cases cases --seed 3` sends, as the lines it
+/// writes: the pinned vectors first, then the generated cases, each with
+/// its two siblings, between `start` and `stop`; and how many `run`s.
+fn requests(cases: usize) -> (Vec<u8>, u64) {
+    let mut lines = Vec::new();
+    writeln!(lines, "{}", json!({"cmd": "start", "version": 1})).expect("write");
     let mut seq = 0;
     let pinned = rt_tool_3::replay::pinned().expect("the vectors");
     let cases_sent = pinned
@@ -318,16 +318,15 @@ fn write_requests(path: &Path, cases: usize) -> u64 {
         for variant in rt_tool_3::diff::siblings(&case, ProseMode::DataOnly) {
             seq += 1;
             writeln!(
-                file,
+                lines,
                 "{}",
                 json!({"cmd": "run", "seq": seq, "case": variant})
             )
             .expect("write");
         }
     }
-    writeln!(file, "{}", json!({"cmd": "stop"})).expect("write");
-    file.flush().expect("requests written");
-    seq
+    writeln!(lines, "{}", json!({"cmd": "stop"})).expect("write");
+    (lines, seq)
 }
 
 /// Runs `command` alone on `requests`, over the same transport as under
@@ -363,9 +362,7 @@ fn harness(dir: &Path) {
         ),
     ] {
         // The implementation alone: the same requests, piped in at once.
-        let requests = dir.join(format!("requests-{}.jsonl", label.replace(' ', "-")));
-        let seq = write_requests(&requests, cases as usize);
-        let bytes = std::fs::read(&requests).expect("requests");
+        let (bytes, seq) = requests(cases as usize);
         let run_alone = || timed(|| alone(&command, &bytes));
         let mut report = Value::Null;
         let mut run_diff = || {
@@ -779,7 +776,7 @@ fn compare(dir: &Path) {
 /// replaying the 24 pinned vectors take about 0.2 s whatever N is, which on
 /// 324 cases against `serve --delay-ms 2` was a third of the `--jobs 4`
 /// run. The short run is printed too.
-fn jobs(dir: &Path) {
+fn jobs(_dir: &Path) {
     let adapter = reference_adapter();
     let run = |jobs: u32, cases: u32, command: &[String]| {
         timed(|| {
@@ -845,9 +842,7 @@ fn jobs(dir: &Path) {
     // cores that do not slow each other this is 2×, and `--jobs 2` can
     // reach at most 2p/(p + o) of it (p the adapter's CPU a case, o the
     // oracle's); on cores shared with other machines' work it is less.
-    let requests = dir.join("requests-jobs.jsonl");
-    write_requests(&requests, 3000);
-    let bytes = std::fs::read(&requests).expect("requests");
+    let (bytes, _) = requests(3000);
     let (two, one) = interleaved(
         5,
         || {

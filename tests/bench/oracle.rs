@@ -205,12 +205,13 @@ fn large(dir: &Path) {
         })
     };
     let f = file.to_str().expect("utf-8 path");
+    let python = python();
     let (cmd, py) = interleaved(
         5,
         || run(BIN, &["verdict", f]),
         || {
             run(
-                "python3",
+                &python,
                 &[
                     "-c",
                     "import json,sys; json.dump(json.load(open(sys.argv[1])), sys.stdout)",
@@ -290,6 +291,26 @@ fn small() {
     ratio("small cases vs serde_json round trip", ours, base, None);
 }
 
+/// The Python interpreter the benches run, by its own path: what `python3`
+/// on `PATH` says `sys.executable` is. Where `python3` is a version
+/// manager's shim (pyenv's is a bash script that runs some forty bash
+/// processes before it execs the interpreter), every start of the adapter
+/// would cost about 0.07 s more of CPU than the interpreter's own 0.04 s:
+/// the machine's setup, not the adapter, and paid once a copy in every
+/// `diff` run the `jobs` and `harness` benches time. A CI runner's
+/// `python3` is the interpreter itself.
+fn python() -> String {
+    let out = Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3 runs");
+    assert!(out.status.success(), "python3 says where it is");
+    let path = String::from_utf8(out.stdout).expect("a UTF-8 path");
+    let path = path.trim();
+    assert!(!path.is_empty(), "python3 names its executable");
+    path.to_owned()
+}
+
 /// The Python adapter written from the README alone.
 fn reference_adapter() -> PathBuf {
     [
@@ -358,7 +379,7 @@ fn harness(dir: &Path) {
         ("serve", vec![BIN.to_owned(), "serve".to_owned()]),
         (
             "python adapter",
-            vec!["python3".to_owned(), adapter.display().to_string()],
+            vec![python(), adapter.display().to_string()],
         ),
     ] {
         // The implementation alone: the same requests, piped in at once.
@@ -795,7 +816,7 @@ fn jobs(_dir: &Path) {
         "--delay-ms".to_owned(),
         "2".to_owned(),
     ];
-    let python = ["python3".to_owned(), adapter.display().to_string()];
+    let python = [python(), adapter.display().to_string()];
     // `--jobs many` against `--jobs 1` on `cases` cases, `turns` runs a side.
     let compare = |label: &str, turns, many, cases, command: &[String], target| {
         let (with_many, with_one) = interleaved(

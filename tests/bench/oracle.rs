@@ -293,12 +293,12 @@ fn small() {
 
 /// The Python interpreter the benches run, by its own path: what `python3`
 /// on `PATH` says `sys.executable` is. Where `python3` is a version
-/// manager's shim (pyenv's is a bash script that runs some forty bash
-/// processes before it execs the interpreter), every start of the adapter
-/// would cost about 0.07 s more of CPU than the interpreter's own 0.04 s:
-/// the machine's setup, not the adapter, and paid once a copy in every
-/// `diff` run the `jobs` and `harness` benches time. A CI runner's
-/// `python3` is the interpreter itself.
+/// manager's shim (pyenv's is a bash script that starts 46 processes,
+/// subshells and the tools they run, before it execs the interpreter),
+/// every start of the adapter would cost about 0.07 s more of CPU than the
+/// interpreter's own 0.04 s: the machine's setup, not the adapter, and
+/// paid once a copy in every `diff` run the `jobs` and `harness` benches
+/// time. A CI runner's `python3` is the interpreter itself.
 fn python() -> String {
     let out = Command::new("python3")
         .args(["-c", "import sys; print(sys.executable)"])

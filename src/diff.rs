@@ -837,9 +837,10 @@ fn shrink<T: ValueTree<Value = Case>>(
                 Ok(None) => false,
                 Err(fault) => return (last, Some(fault)),
             };
-        let moved = match shows {
-            true => tree.simplify(),
-            false => tree.complicate(),
+        let moved = if shows {
+            tree.simplify()
+        } else {
+            tree.complicate()
         };
         if !moved {
             break;

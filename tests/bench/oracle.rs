@@ -375,6 +375,8 @@ fn harness(dir: &Path) {
     let adapter = reference_adapter();
     const RUNS: usize = 7;
     let cases = 1000u32;
+    // What `diff` sends, the same for either implementation.
+    let (bytes, seq) = requests(cases as usize);
     for (label, command) in [
         ("serve", vec![BIN.to_owned(), "serve".to_owned()]),
         (
@@ -383,7 +385,6 @@ fn harness(dir: &Path) {
         ),
     ] {
         // The implementation alone: the same requests, piped in at once.
-        let (bytes, seq) = requests(cases as usize);
         let run_alone = || timed(|| alone(&command, &bytes));
         let mut report = Value::Null;
         let mut run_diff = || {

@@ -5,8 +5,9 @@
 //! Generation and shrinking are proptest's own: [`run`] draws value trees
 //! from the strategy with [`gen::runner`], and shrinks a divergence with
 //! the tree's `simplify` and `complicate`, the way proptest shrinks a failing
-//! property, against the external process. A replayed case has no tree; it
-//! shrinks by [`crate::replay::smaller`]. Cases are pipelined: a few are in
+//! property, against the external process; then greedily, by
+//! [`crate::replay::smaller`], what the tree cannot take out. A replayed
+//! case has no tree; it shrinks by [`crate::replay::smaller`] alone. Cases are pipelined: a few are in
 //! flight while earlier ones are judged, so on two cores the oracle's own
 //! work hides behind the implementation's. A harness [`Fault`] is never a
 //! divergence: it stops the run and is reported with its case. A reply
@@ -265,7 +266,8 @@ pub struct Config {
     pub seed: u64,
     /// How non-normative parts are judged.
     pub options: Options,
-    /// Shrink steps at most per divergence.
+    /// Shrink steps at most per divergence: for a generated case, by its
+    /// value tree and then as many greedily.
     pub max_shrink_iters: u32,
     /// The share of the campaign to run.
     pub shard: Shard,
@@ -802,9 +804,43 @@ fn still_shows(
 /// its case, that cut shrinking short, if one did.
 type Shrunk = (Option<Vec<Vector>>, Option<(Fault, Case)>);
 
-/// Shrinks a divergence showing `target`: the vectors of the smallest case
-/// found that still shows it (`None` if none smaller), and the fault that
-/// cut shrinking short, if one did.
+/// The outcome of shrinking by a value tree: the smallest case found that
+/// still shows the divergence, with its vectors, and the fault that cut
+/// shrinking short, if one did.
+type ShrunkByTree = (Option<(Case, Vec<Vector>)>, Option<(Fault, Case)>);
+
+/// Shrinks a generated divergence: by its value tree
+/// ([`shrink_tree`]), then greedily ([`shrink_fixed`]), each up to
+/// `max_iters` steps. The vectors of the smallest case found that still
+/// shows it (`None` if none smaller), and the fault that cut shrinking
+/// short, if one did.
+///
+/// The tree shrinks what the strategy drew: fewer calls and entries,
+/// shorter strings, smaller numbers. It cannot take out what a mapping
+/// added around what it drew: a near-miss key beside the entry's own, a
+/// `data` made of MCP content blocks, a payload's URL. So in `diff --cases
+/// 256 --seed 1` against `serve --fault trim-type` the tree stopped at
+/// `{"type":" link","payload":{"url":"https://example.com/0"}}` in a call
+/// whose `data` held two content blocks; in 16 more tries the greedy pass
+/// took out the `data` and the URL, down to `{"type":" link",
+/// "payload":{}}`: what the fault needs and nothing else.
+fn shrink<T: ValueTree<Value = Case>>(
+    tree: &mut T,
+    max_iters: u32,
+    mut still_shows: impl FnMut(&Case) -> Result<Option<Vec<Vector>>, (Fault, Case)>,
+) -> Shrunk {
+    let first = tree.current();
+    let (shown, fault) = shrink_tree(tree, max_iters, &mut still_shows);
+    if fault.is_some() {
+        return (shown.map(|(_, vectors)| vectors), fault);
+    }
+    let (smallest, vectors) = shown.map_or((first, None), |(c, v)| (c, Some(v)));
+    let (smaller, fault) = shrink_fixed(&smallest, max_iters, still_shows);
+    (smaller.or(vectors), fault)
+}
+
+/// Shrinks a divergence by its value tree, the way proptest shrinks a
+/// failing property ([`ShrunkByTree`]; `None` if no smaller case shows it).
 ///
 /// A step of proptest's shrinking often gives back the very case the step
 /// before was found to show the divergence on: it simplified a part of the
@@ -814,28 +850,26 @@ type Shrunk = (Option<Vec<Vector>>, Option<(Fault, Case)>);
 /// minimal case, in fewer requests. In `diff --cases 256 --seed 1`
 /// against `serve --fault drop-empty-payload`, 940 of 1,430 steps were
 /// such repeats.
-fn shrink<T: ValueTree<Value = Case>>(
+fn shrink_tree<T: ValueTree<Value = Case>>(
     tree: &mut T,
     max_iters: u32,
     mut still_shows: impl FnMut(&Case) -> Result<Option<Vec<Vector>>, (Fault, Case)>,
-) -> Shrunk {
-    let mut last = None;
-    // The case `last` was found on.
-    let mut shown: Option<Case> = None;
+) -> ShrunkByTree {
+    // The case last found to show the divergence, and its vectors.
+    let mut shown: Option<(Case, Vec<Vector>)> = None;
     if max_iters == 0 || !tree.simplify() {
-        return (last, None);
+        return (shown, None);
     }
     for _ in 0..max_iters {
         let case = tree.current();
-        let shows = shown.as_ref() == Some(&case)
+        let shows = shown.as_ref().is_some_and(|(c, _)| *c == case)
             || match still_shows(&case) {
                 Ok(Some(vectors)) => {
-                    last = Some(vectors);
-                    shown = Some(case);
+                    shown = Some((case, vectors));
                     true
                 }
                 Ok(None) => false,
-                Err(fault) => return (last, Some(fault)),
+                Err(fault) => return (shown, Some(fault)),
             };
         let moved = if shows {
             tree.simplify()
@@ -846,7 +880,7 @@ fn shrink<T: ValueTree<Value = Case>>(
             break;
         }
     }
-    (last, None)
+    (shown, None)
 }
 
 /// Shrinks a fixed case greedily: the first of its one-step-smaller
@@ -1689,7 +1723,7 @@ mod tests {
         }
     }
 
-    /// `shrink` takes the path proptest's own loop takes, trying each step's
+    /// `shrink_tree` takes the path proptest's own loop takes, trying each step's
     /// case, to the same minimal case within the same number of steps, at
     /// every limit; but it never sends again the case it has just found to
     /// show the divergence, so it makes fewer tries.
@@ -1722,7 +1756,7 @@ mod tests {
         for max in 0..=256 {
             let mut tree = tree_with_idle_parts();
             let (mut tries, mut last_shown): (usize, Option<Case>) = (0, None);
-            let (found, fault) = shrink(&mut tree, max, |case| {
+            let (found, fault) = shrink_tree(&mut tree, max, |case| {
                 tries += 1;
                 assert_ne!(
                     last_shown.as_ref(),
@@ -1736,7 +1770,7 @@ mod tests {
                 Ok(Some(vec![vector(case.clone(), Vec::new(), Value::Null)]))
             });
             assert!(fault.is_none());
-            let found = found.map(|vectors| vectors[0].case.clone());
+            let found = found.map(|(case, _)| case);
             let (minimal, all_tries) = every_step(max);
             assert_eq!(found, minimal, "limit {max}");
             assert!(tries <= all_tries, "limit {max}");
@@ -1745,6 +1779,64 @@ mod tests {
         let (minimal, _) = every_step(1024);
         assert_eq!(minimal.map(|c| c.calls.len()), Some(3));
         assert!(skipped > 0, "no step gave back the case just shown");
+    }
+
+    /// A generated divergence shrinks by its tree, then greedily, to a case
+    /// no step of [`crate::replay::smaller`] makes smaller and still showing
+    /// it, where the tree alone stops short of one. The divergence stands
+    /// in for `serve --fault trim-type`'s: an artifact kept with a `type`
+    /// that trimming would change.
+    #[test]
+    fn a_generated_divergence_shrinks_past_its_tree_to_a_minimum() {
+        let shows = |c: &Case| {
+            let outcome = model::outcome(c);
+            outcome
+                .tool_artifacts
+                .iter()
+                .any(|a| a.kind.trim() != a.kind)
+        };
+        let strategy = gen::case();
+        let mut checked = 0;
+        for position in 0..2000 {
+            if checked == 3 {
+                break;
+            }
+            let first = gen::case_at(&strategy, 1, position).unwrap();
+            if !shows(&first) {
+                continue;
+            }
+            checked += 1;
+            let as_shown = |case: &Case| Ok(shows(case).then(Vec::new));
+            let mut tree = gen::tree_at(&strategy, 1, position).unwrap();
+            let (by_tree, _) = shrink_tree(&mut tree, 1024, as_shown);
+            let by_tree = by_tree.map_or(first, |(case, _)| case);
+            let mut tree = gen::tree_at(&strategy, 1, position).unwrap();
+            let mut smallest = None;
+            let (found, fault) = shrink(&mut tree, 1024, |case| {
+                if !shows(case) {
+                    return Ok(None);
+                }
+                smallest = Some(case.clone());
+                Ok(Some(vec![vector(case.clone(), Vec::new(), Value::Null)]))
+            });
+            assert!(fault.is_none());
+            let found = found.map(|vectors| vectors[0].case.clone());
+            assert_eq!(found, smallest, "position {position}");
+            let minimal = found.expect("a smaller case");
+            let json = |c: &Case| serde_json::to_string(c).unwrap();
+            assert!(shows(&minimal), "position {position}");
+            assert!(
+                crate::replay::smaller(&minimal).all(|c| !shows(&c)),
+                "position {position}: {} is not minimal",
+                json(&minimal)
+            );
+            assert!(
+                crate::replay::smaller(&by_tree).any(|c| shows(&c)),
+                "position {position}: the tree alone reached a minimum, {}",
+                json(&by_tree)
+            );
+        }
+        assert_eq!(checked, 3, "too few cases show the divergence");
     }
 
     /// A variant that fails early in a pass may show the divergence once a

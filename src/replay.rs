@@ -2,7 +2,8 @@
 //! every `diff` runs first, and the files a user replays with `--replay`,
 //! so that a failure fixed once stays checked, for an implementation in any
 //! language (as `proptest-regressions/` does for this crate). And how such
-//! a case shrinks, having no value tree to shrink by.
+//! a case shrinks, having no value tree to shrink by, which is also how a
+//! generated case shrinks further once its tree can take it no further.
 
 use serde_json::Value;
 

@@ -131,8 +131,9 @@ pub(super) fn twist() -> BoxedStrategy<Twist> {
             1 => well_formed_entry(),
             1 => well_formed_entry().prop_map(|e| json!({"0": e})),
             // The entries as JSON text, which a runtime that "helpfully"
-            // parses strings would deliver.
-            3 => vec(well_formed_entry(), 1..=2)
+            // parses strings would deliver (at 3 in 6 they were in 1.9 to
+            // 2.3 % of cases, on the edge of their census floor).
+            8 => vec(well_formed_entry(), 1..=2)
                 .prop_map(|v| Value::String(Value::Array(v).to_string())),
             1 => number(),
         ]
@@ -147,12 +148,14 @@ pub(super) fn twist() -> BoxedStrategy<Twist> {
         ]
         .prop_map(Twist::Success),
         // Under the reserved key, entries RT-TOOL-2 keeps and drops alike,
-        // and more often than elsewhere a malformed one that still has both
-        // `type` and `payload`, which a runtime lifting them unfiltered keeps.
+        // and mostly a malformed one that still has both `type` and
+        // `payload`, which a runtime lifting them unfiltered keeps. (At one
+        // entry in four such an entry was in 1.7 to 2.0 % of cases, under
+        // its census floor on most seeds.)
         vec(
             one_of![
-                3 => artifact_entry(),
-                1 => (artifact_type(), one_of![text().prop_map(Value::String), Just(Value::Null), Just(json!([]))])
+                1 => artifact_entry(),
+                3 => (artifact_type(), one_of![text().prop_map(Value::String), Just(Value::Null), Just(json!([]))])
                     .prop_map(|(t, p)| json!({"type": t, "payload": p})),
             ],
             0..=3

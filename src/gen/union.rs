@@ -23,13 +23,14 @@
 //!    regenerations; no generator here uses `flat_map`);
 //! 3. the picked option's tree.
 //!
-//! Under ChaCha, the algorithm of every runner proptest and
-//! [`super::runner`] make, step 2 keeps only the generator's seed: the 32
-//! bytes `new_rng` draws (the low byte of each of 32 words), read as the
-//! first byte of each word of one 128-byte read, which takes the same 32
-//! words from the parent. `new_rng` draws the words one by one and builds
-//! the generator at once; a case drew about 75 such generators, which a
-//! shrink seldom uses, and they were 4 % of `diff`'s instructions.
+//! Under ChaCha, the algorithm of the runners proptest makes (the
+//! stream's, [`super::runner`], use XorShift since 0.4.0), step 2 keeps
+//! only the generator's seed: the 32 bytes `new_rng` draws (the low byte
+//! of each of 32 words), read as the first byte of each word of one
+//! 128-byte read, which takes the same 32 words from the parent. `new_rng`
+//! draws the words one by one and builds the generator at once; a case
+//! drew about 75 such generators, which a shrink seldom uses, and under
+//! ChaCha they were 4 % of `diff`'s instructions.
 //!
 //! Shrinking follows `prop_oneof!`'s: shrink the picked option; when it
 //! cannot shrink further, fall back to the nearest earlier option that

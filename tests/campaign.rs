@@ -1,7 +1,7 @@
 //! Campaigns: `diff --jobs N` gives the report `--jobs 1` gives, and the
 //! shards of a campaign (`--shard K/N`), merged with `rt-tool-3 merge`, give
 //! the report and the standing of one unsharded run; what cannot be merged
-//! is refused in one line.
+//! is refused in one line; and a version draws the stream it pinned.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -217,4 +217,44 @@ fn the_tally_counts_each_judged_case_for_what_it_bears_on() {
     );
     assert_eq!(report["tally"], serde_json::to_value(&expected).unwrap());
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A seed's stream is part of the oracle's version. `merge` joins shards by
+/// rule, reading and version (among others), so two builds that name one
+/// version must draw the same cases from a seed: shards of one campaign
+/// run on two such builds would otherwise merge into a campaign nobody
+/// ran, and a divergence found by one would not replay on the other. Each
+/// version pins here the SHA-256 of `rt-tool-3 cases --seed 0 --count
+/// 1000` (about 1 % of cases take the rarest branches, so 1,000 cases
+/// reach every one); a version whose stream did not change pins the same
+/// hash as the one before it.
+const STREAMS: &[(&str, &str)] = &[(
+    "0.4.0",
+    "450064d007e1a503b6d53894bd3e38d88abab7339ea5b57bcede41ffc51cc063",
+)];
+
+#[test]
+fn a_version_draws_the_stream_it_pinned() {
+    use sha2::{Digest, Sha256};
+    let out = Command::new(BIN)
+        .args(["cases", "--seed", "0", "--count", "1000"])
+        .output()
+        .expect("cases runs");
+    assert!(out.status.success(), "cases failed");
+    let hash: String = Sha256::digest(&out.stdout)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let version = rt_tool_3::ORACLE_VERSION;
+    match STREAMS.iter().find(|(v, _)| *v == version) {
+        Some((_, pinned)) => assert_eq!(
+            &hash, pinned,
+            "seed 0's stream changed, and the version is still {version}: a new stream needs \
+             a new version (Cargo.toml), pinned in STREAMS with this hash"
+        ),
+        None => panic!(
+            "version {version} pins no stream: add (\"{version}\", \"{hash}\") to STREAMS \
+             (the same hash as the version before it if the stream did not change)"
+        ),
+    }
 }

@@ -7,10 +7,10 @@
 //! the tree's `simplify` and `complicate`, the way proptest shrinks a failing
 //! property, against the external process; then greedily, by
 //! [`crate::replay::smaller`], what the tree cannot take out. A replayed
-//! case has no tree; it shrinks by [`crate::replay::smaller`] alone. Cases are pipelined: a few are in
-//! flight while earlier ones are judged, so on two cores the oracle's own
-//! work hides behind the implementation's. A harness [`Fault`] is never a
-//! divergence: it stops the run and is reported with its case. A reply
+//! case has no tree; it shrinks by [`crate::replay::smaller`] alone.
+//! Cases are pipelined: a few are in flight while earlier ones are
+//! judged, so on two cores the oracle's own work hides behind the
+//! implementation's. A harness [`Fault`] is never a divergence: it stops the run and is reported with its case. A reply
 //! that carries its request's reference outcome byte for byte conforms,
 //! and is neither parsed nor, with the other two of its case, judged
 //! (`Sent::judge` says when, and why no verdict depends on it).

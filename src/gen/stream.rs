@@ -44,9 +44,11 @@ pub fn tree_at<S: Strategy>(
 /// XorShift, not proptest's default ChaCha, since 0.4.0: ChaCha's words
 /// were about a tenth of `diff`'s instructions, and with XorShift the
 /// oracle's own CPU a case against `serve` fell by 2 to 6 % (`cargo bench
-/// -- compare` against 0.3.0 over seeds 3 to 10: 0.98×, 0.95×, 0.96×). A stream only has to be the same on every machine and
-/// to spread over every shape the generators make, which the census holds
-/// (`tests/census.rs`); it is never a secret.
+/// -- compare` against 0.3.0 over seeds 3 to 10: 0.98×, 0.95×, 0.96×). A
+/// stream only has to be the same on every machine and to spread over
+/// every shape the generators make, which the census holds
+/// (`tests/census.rs`); it is never a secret. Each version pins its
+/// stream (`tests/campaign.rs`).
 pub fn runner(seed: u64, index: u64) -> TestRunner {
     let config = Config {
         // Pinned, although no strategy here uses a default size.

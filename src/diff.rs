@@ -10,8 +10,9 @@
 //! case has no tree; it shrinks by [`crate::replay::smaller`] alone.
 //! Cases are pipelined: a few are in flight while earlier ones are
 //! judged, so on two cores the oracle's own work hides behind the
-//! implementation's. A harness [`Fault`] is never a divergence: it stops the run and is reported with its case. A reply
-//! that carries its request's reference outcome byte for byte conforms,
+//! implementation's. A harness [`Fault`] is never a divergence: it stops
+//! the run and is reported with its case. A reply that carries its
+//! request's reference outcome byte for byte conforms,
 //! and is neither parsed nor, with the other two of its case, judged
 //! (`Sent::judge` says when, and why no verdict depends on it).
 //!

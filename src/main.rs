@@ -160,10 +160,11 @@ enum Command {
         /// The seed of the generator.
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// Instead of printing cases, count N of them: each adversarial
-        /// feature's share, against its floor (a table; JSON with --json).
-        /// Exits 1 if a feature is under its floor.
-        #[arg(long, value_name = "N")]
+        /// Instead of printing cases, count N (at least 1) of them: each
+        /// adversarial feature's share, against its floor (a table; JSON
+        /// with --json). Exits 1 if a feature is under its floor beyond
+        /// chance.
+        #[arg(long, value_name = "N", value_parser = parse_census)]
         census: Option<u64>,
         /// With --census: print JSON.
         #[arg(long, requires = "census")]
@@ -405,7 +406,8 @@ fn cases(count: u64, seed: u64) -> Result<ExitCode, Fail> {
 }
 
 /// Prints the census of `n` seeded cases: each feature's share, as a table
-/// or JSON. Exits 1 if a feature is under its floor.
+/// or JSON. Exits 1 if a feature is under its floor beyond chance
+/// ([`rt_tool_3::gen::Share::under`]).
 fn census_of(n: u64, seed: u64, json: bool) -> Result<ExitCode, Fail> {
     let census = rt_tool_3::gen::Census::of(n, seed);
     let text = if json {
@@ -549,6 +551,17 @@ fn save(path: Option<&std::path::Path>, report: &diff::Report) -> Option<String>
     rt_tool_3::atomic::write(path, &bytes)
         .err()
         .map(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// `--census`: how many cases to count, from 1: a census of none would
+/// find nothing under its floor, and say nothing.
+fn parse_census(text: &str) -> Result<u64, String> {
+    match text.parse::<u64>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "--census takes a number of cases from 1, not {text:?}"
+        )),
+    }
 }
 
 /// `--jobs`: a number of copies from 1, or `auto` for one per core.

@@ -544,7 +544,8 @@ fn cases_ends_quietly_when_the_reader_goes_away() {
 }
 
 /// `cases --census N` counts N cases: the table or JSON names every
-/// feature, and the exit code says whether one is under its floor.
+/// feature, and the exit code says whether one is under its floor beyond
+/// chance.
 #[test]
 fn cases_census_counts_every_feature_and_exits_by_the_floors() {
     let json = run(&["cases", "--census", "300", "--seed", "4", "--json"], b"");
@@ -553,19 +554,22 @@ fn cases_census_counts_every_feature_and_exits_by_the_floors() {
     assert_eq!(census["rule_hash"], rt_tool_3::RULE_HASH);
     let features = census["features"].as_array().expect("features");
     assert_eq!(features.len(), rt_tool_3::gen::features().count());
-    let under = features
-        .iter()
-        .any(|f| f["percent"].as_f64() < f["floor"].as_f64());
+    let under = features.iter().any(|f| f["under"] == true);
     assert_eq!(json.status.code(), Some(i32::from(under)), "{census}");
+    for f in features {
+        let chance = f["chance"].as_f64().expect("a chance");
+        assert!((0.0..=1.0).contains(&chance), "{f}");
+    }
     let table = run(&["cases", "--census", "300", "--seed", "4"], b"");
     let text = String::from_utf8_lossy(&table.stdout);
     assert_eq!(table.status.code(), json.status.code());
     for f in rt_tool_3::gen::features() {
         assert!(text.contains(&format!("| `{}` |", f.name)), "{text}");
     }
-    // Nothing counted is nothing under the floor to hide: every feature is.
+    // A census of nothing would say nothing: it is refused.
     let none = run(&["cases", "--census", "0"], b"");
-    assert_eq!(none.status.code(), Some(1));
+    assert_eq!(none.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&none.stderr).contains("--census"));
     let both = run(&["cases", "--census", "5", "--count", "3"], b"");
     assert_eq!(both.status.code(), Some(2));
 }

@@ -9,6 +9,15 @@
 //! must show it. `rt-tool-3 cases --census N` prints each feature's share of
 //! N seeded cases, and a test holds every feature to its floor on 10,000.
 //!
+//! A census is a sample, so a share a little under its floor may be chance.
+//! A feature is [`Share::under`] its floor only when a count that low would
+//! be rarer than [`CHANCE`] (spread over all the features) were its share
+//! exactly the floor. Worked example: `bounds.oversize_first`, floor 1 %,
+//! is in about 1.3 % of cases; on 1,000 cases of 0.4.0's seed 3 it came
+//! out 9, 0.9 %. At a share of 1 %, 9 or fewer of 1,000 happens 46 % of the time, so
+//! it is below its floor by chance, not under it. 0 of 1,000 at a floor of
+//! 2 % happens 2 times in 10⁹: that feature is under its floor.
+//!
 //! Adding an adversary means adding a row to [`FEATURES`] and a generator
 //! that produces it often enough; the census test says when it does not.
 //!
@@ -871,6 +880,44 @@ pub struct Share {
     pub percent: f64,
     /// Its floor, in percent.
     pub floor: f64,
+    /// The chance of a count this low or lower in a census of this size,
+    /// were the feature's share exactly its floor.
+    pub chance: f64,
+    /// Whether the feature is under its floor beyond chance: its
+    /// [`Share::chance`] is under [`CHANCE`] shared among the features.
+    pub under: bool,
+}
+
+/// How rare a census's count must be, at the floors, for the census to
+/// find a feature under its floor: generators whose every share is at
+/// least its floor are found under one in fewer than a thousand
+/// censuses, whatever their size and seed. Each feature is allowed its
+/// part of it ([`chance_each`]).
+pub const CHANCE: f64 = 0.001;
+
+/// [`CHANCE`] shared equally among the features (Bonferroni), so that the
+/// chance of finding any of them under is at most [`CHANCE`].
+pub fn chance_each() -> f64 {
+    CHANCE / features().count() as f64
+}
+
+/// The chance of `cases` or fewer of `n` cases showing a feature whose
+/// share is `floor` percent: the binomial distribution's lower tail.
+pub fn chance_of_at_most(cases: u64, n: u64, floor: f64) -> f64 {
+    use statrs::distribution::{Binomial, DiscreteCDF};
+    match Binomial::new(floor / 100.0, n) {
+        Ok(shares) if cases < n => shares.cdf(cases),
+        _ => 1.0,
+    }
+}
+
+/// The fewest cases in which a feature of floor `floor` percent, shown by
+/// none of them, is found under its floor: fewer cases cannot tell any
+/// share from the floor.
+pub fn fewest_cases(floor: f64) -> u64 {
+    // 0 of n has chance (1 - floor)^n, under `chance_each` from this n on.
+    let n = chance_each().ln() / (1.0 - floor / 100.0).ln();
+    n.floor() as u64 + 1
 }
 
 /// A census of `n` cases of the seeded stream: each feature's share.
@@ -906,6 +953,7 @@ impl Census {
                 100.0 * c as f64 / n as f64
             }
         };
+        let each = chance_each();
         Census {
             provenance: crate::provenance(),
             seed,
@@ -913,20 +961,31 @@ impl Census {
             features: all
                 .iter()
                 .zip(counts)
-                .map(|(f, c)| Share {
-                    feature: f.name,
-                    exposes: f.exposes.id(),
-                    mistake: f.mistake,
-                    cases: c,
-                    percent: percent(c),
-                    floor: f.floor,
+                .map(|(f, c)| {
+                    let chance = chance_of_at_most(c, n, f.floor);
+                    Share {
+                        feature: f.name,
+                        exposes: f.exposes.id(),
+                        mistake: f.mistake,
+                        cases: c,
+                        percent: percent(c),
+                        floor: f.floor,
+                        chance,
+                        under: chance < each,
+                    }
                 })
                 .collect(),
         }
     }
 
-    /// The features under their floor.
+    /// The features under their floor beyond chance ([`Share::under`]).
     pub fn under_floor(&self) -> Vec<&Share> {
+        self.features.iter().filter(|s| s.under).collect()
+    }
+
+    /// The features whose share in this census is below their floor, by
+    /// chance or not.
+    pub fn below_floor(&self) -> Vec<&Share> {
         self.features
             .iter()
             .filter(|s| s.percent < s.floor)
@@ -940,14 +999,28 @@ impl Census {
             self.provenance.oracle, self.cases, self.seed
         );
         for s in &self.features {
-            let flag = if s.percent < s.floor {
-                " **under**"
+            let flag = if s.under {
+                " **under**".to_owned()
+            } else if s.percent < s.floor {
+                format!(" (below by chance: {:.2})", s.chance)
             } else {
-                ""
+                String::new()
             };
             out.push_str(&format!(
                 "| `{}` | {} | {:.1} %{flag} | {:.0} % | {} |\n",
                 s.feature, s.exposes, s.percent, s.floor, s.mistake
+            ));
+        }
+        let lowest = self
+            .features
+            .iter()
+            .map(|s| s.floor)
+            .fold(f64::INFINITY, f64::min);
+        if lowest.is_finite() && self.cases < fewest_cases(lowest) {
+            out.push_str(&format!(
+                "\n{} cases are too few to find a feature under a floor of {lowest} % beyond chance: that takes {} or more.\n",
+                self.cases,
+                fewest_cases(lowest)
             ));
         }
         out

@@ -94,7 +94,10 @@ mod union;
 
 pub use self::canary::*;
 pub use self::cases::*;
-pub use self::census::{features, Census, Feature, Kind, Place, Seen, Share, LOWER_FLOORS};
+pub use self::census::{
+    chance_each, chance_of_at_most, features, fewest_cases, Census, Feature, Kind, Place, Seen,
+    Share, CHANCE, LOWER_FLOORS,
+};
 pub use self::entries::*;
 pub use self::exposure::*;
 pub use self::ids::*;

@@ -203,7 +203,7 @@ pub enum ProseMode {
     /// ¶3 as the oracle reads it by default: each call's prose comes from
     /// its own `data`, never from artifacts, decoys or a successful call's
     /// `error`; a failed call's `error` may shape it (no rule says where a
-    /// failure's prose comes from: see [`crate::reading`]).
+    /// failure's prose comes from: see the reading, `src/reading.md`).
     #[default]
     DataOnly,
     /// The letter of ¶3, "from a result's `data` alone": a failed call's

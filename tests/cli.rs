@@ -622,3 +622,25 @@ fn no_output_cites_a_dotted_clause() {
     assert!(saved.contains("RT-TOOL-3 ¶4"), "{saved}");
     assert!(!cites_a_dotted_clause(&saved), "{saved}");
 }
+
+/// Every command's help is written for the command line: the doc comments
+/// it comes from carry no rustdoc link (`[`x`]`), which a reader of
+/// `--help` cannot follow.
+#[test]
+fn help_texts_carry_no_rustdoc_links() {
+    let commands = [
+        "verdict", "check", "diff", "merge", "vectors", "cases", "serve",
+    ];
+    let mut runs: Vec<Vec<&str>> = vec![vec!["--help"]];
+    runs.extend(commands.iter().map(|c| vec![*c, "--help"]));
+    for args in &runs {
+        let out = run(args, b"");
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("Usage:"), "{args:?}: {text}");
+        assert!(
+            !text.contains("[`"),
+            "{args:?}: a rustdoc link in the help: {text}"
+        );
+    }
+}

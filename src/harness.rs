@@ -896,15 +896,20 @@ fn write_requests(
 /// held for the rest of the run.
 const SPARE_MAX: usize = 4 << 20;
 
-/// Waits up to half a second for the child to exit.
+/// Waits up to half a second for the child to exit, looking every
+/// millisecond: a child that was told to stop has usually closed its
+/// output before it exits, and is gone a moment later.
 fn wait_briefly(child: &mut Child) -> Option<ExitStatus> {
-    for _ in 0..50 {
+    let deadline = Instant::now() + Duration::from_millis(500);
+    loop {
         if let Ok(Some(status)) = child.try_wait() {
             return Some(status);
         }
-        thread::sleep(Duration::from_millis(10));
+        if Instant::now() >= deadline {
+            return None;
+        }
+        thread::sleep(Duration::from_millis(1));
     }
-    None
 }
 
 /// Reads a pipe to its end, keeping only its last [`STDERR_TAIL`] bytes.

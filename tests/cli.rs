@@ -644,3 +644,40 @@ fn help_texts_carry_no_rustdoc_links() {
         );
     }
 }
+
+/// A copy that prints a line after `stop` is a process fault (exit 2),
+/// found when the copies are stopped at the end of the run, all at once:
+/// the first copy at fault is named, and a lone copy is not numbered.
+#[test]
+fn a_line_after_stop_is_a_fault_named_by_its_copy() {
+    let bin = env!("CARGO_BIN_EXE_rt-tool-3");
+    let chatty = format!("{bin} serve; echo extra");
+    for (jobs, named) in [("1", ""), ("2", "copy 1 of 2: "), ("3", "copy 1 of 3: ")] {
+        let out = run(
+            &[
+                "diff",
+                "--cases",
+                "5",
+                "--seed",
+                "1",
+                "--jobs",
+                jobs,
+                "--save",
+                "/dev/null",
+                "--",
+            ]
+            .into_iter()
+            .chain(["sh", "-c", &chatty])
+            .collect::<Vec<_>>(),
+            b"",
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "--jobs {jobs}: {stderr}");
+        let wanted =
+            format!("rt-tool-3: {named}the implementation printed a line nobody asked for: extra");
+        assert!(
+            stderr.lines().any(|l| l == wanted),
+            "--jobs {jobs}: {stderr}"
+        );
+    }
+}

@@ -14,9 +14,10 @@
 //! be rarer than [`CHANCE`] (spread over all the features) were its share
 //! exactly the floor. Worked example: `bounds.oversize_first`, floor 1 %,
 //! is in about 1.3 % of cases; on 1,000 cases of 0.4.0's seed 3 it came
-//! out 9, 0.9 %. At a share of 1 %, 9 or fewer of 1,000 happens 46 % of the time, so
-//! it is below its floor by chance, not under it. 0 of 1,000 at a floor of
-//! 2 % happens 2 times in 10⁹: that feature is under its floor.
+//! out 9, 0.9 %. At a share of 1 %, 9 or fewer of 1,000 happens 46 % of
+//! the time, so it is below its floor by chance, not under it. 0 of 1,000
+//! at a floor of 2 % happens 2 times in 10⁹: that feature is under its
+//! floor.
 //!
 //! Adding an adversary means adding a row to [`FEATURES`] and a generator
 //! that produces it often enough; the census test says when it does not.
@@ -889,10 +890,10 @@ pub struct Share {
 }
 
 /// How rare a census's count must be, at the floors, for the census to
-/// find a feature under its floor: generators whose every share is at
-/// least its floor are found under one in fewer than a thousand
-/// censuses, whatever their size and seed. Each feature is allowed its
-/// part of it ([`chance_each`]).
+/// find a feature under its floor: of generators whose every share is at
+/// least its floor, fewer than one census in a thousand finds any feature
+/// under, whatever its size and seed. Each feature is allowed its part of
+/// it ([`chance_each`]).
 pub const CHANCE: f64 = 0.001;
 
 /// [`CHANCE`] shared equally among the features (Bonferroni), so that the

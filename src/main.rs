@@ -544,18 +544,7 @@ fn run_diff(
 /// fault, if any, named by its copy when there are several.
 fn stop_copies(processes: Vec<Process>) -> Option<String> {
     let copies = processes.len();
-    let faults: Vec<_> = std::thread::scope(|scope| {
-        let stopping: Vec<_> = processes
-            .into_iter()
-            .map(|process| scope.spawn(move || process.stop()))
-            .collect();
-        // `stop` does not panic; if it ever did, that is this program's
-        // bug, not the implementation's fault, and shows as such.
-        stopping
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
-    });
+    let faults = each_on_a_thread(processes, Process::stop);
     let (copy, fault) = faults
         .into_iter()
         .enumerate()
@@ -599,20 +588,29 @@ fn parse_jobs(text: &str) -> Result<usize, String> {
     }
 }
 
+/// `f` of each item, all at once, each on a thread of its own, in the
+/// items' order. Starting and stopping copies neither panics; if either
+/// ever did, that is this program's bug, not the implementation's fault,
+/// and shows as such.
+fn each_on_a_thread<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
+    std::thread::scope(|scope| {
+        let f = &f;
+        let running: Vec<_> = items
+            .into_iter()
+            .map(|item| scope.spawn(move || f(item)))
+            .collect();
+        running
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    })
+}
+
 /// Starts `jobs` copies of the implementation at once, each answering
 /// `start` before the run begins.
 fn start_copies(command: &[String], limits: &Limits, jobs: usize) -> Result<Vec<Process>, Fail> {
-    let started: Vec<_> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..jobs)
-            .map(|_| scope.spawn(|| Process::start(command, limits.clone())))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(rt_tool_3::harness::Fault::Spawn("panicked".into())))
-            })
-            .collect()
+    let started = each_on_a_thread((0..jobs).collect(), |_| {
+        Process::start(command, limits.clone())
     });
     let mut processes = Vec::with_capacity(jobs);
     for (copy, started) in started.into_iter().enumerate() {

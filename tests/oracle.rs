@@ -445,18 +445,23 @@ fn diff_sends_the_cases_that_cases_prints_for_the_same_seed() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// A command that cannot start is a clear one-line error, exit 2; with
+/// several copies, the first one that failed is named.
 #[test]
 fn a_missing_command_is_a_clear_error() {
-    let out = Command::new(BIN)
-        .args(["diff", "--cases", "1", "--", "/nonexistent/adapter"])
-        .output()
-        .expect("diff runs");
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("could not be started: /nonexistent/adapter"),
-        "{err}"
-    );
+    for (jobs, named) in [("1", ""), ("2", "copy 1 of 2: ")] {
+        let out = Command::new(BIN)
+            .args(["diff", "--cases", "1", "--jobs", jobs])
+            .args(["--", "/nonexistent/adapter"])
+            .output()
+            .expect("diff runs");
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        let wanted =
+            format!("{named}the implementation could not be started: /nonexistent/adapter");
+        assert!(err.contains(&wanted), "--jobs {jobs}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    }
 }
 
 /// `diff` gives up transparent huge pages for itself only once its copies

@@ -580,13 +580,7 @@ fn worker<S: Strategy<Value = Case>>(
     let config = shared.config;
     let options = shared.options;
     let fixed = config.fixed.len() as u64;
-    let named = |fault: Fault| {
-        if shared.jobs > 1 {
-            format!("copy {} of {}: {fault}", copy + 1, shared.jobs)
-        } else {
-            fault.to_string()
-        }
-    };
+    let named = |fault: Fault| fault.of_copy(copy, shared.jobs);
     let mut in_flight: VecDeque<InFlight> = VecDeque::with_capacity(PIPELINE);
     let mut broken = false;
     let mut waiting = None;

@@ -78,6 +78,17 @@ pub enum Fault {
     ExtraLines(String),
 }
 
+impl Fault {
+    /// The fault as a run reports it for copy `copy` (from 0) of `copies`:
+    /// `copy K of N: …` when there are several, as it is when alone.
+    pub fn of_copy(&self, copy: usize, copies: usize) -> String {
+        match copies {
+            0 | 1 => self.to_string(),
+            _ => format!("copy {} of {copies}: {self}", copy + 1),
+        }
+    }
+}
+
 impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

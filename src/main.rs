@@ -545,14 +545,10 @@ fn run_diff(
 fn stop_copies(processes: Vec<Process>) -> Option<String> {
     let copies = processes.len();
     let faults = each_on_a_thread(processes, Process::stop);
-    let (copy, fault) = faults
+    faults
         .into_iter()
         .enumerate()
-        .find_map(|(copy, stopped)| stopped.err().map(|f| (copy, f)))?;
-    Some(match copies {
-        1 => fault.to_string(),
-        _ => format!("copy {} of {copies}: {fault}", copy + 1),
-    })
+        .find_map(|(copy, stopped)| stopped.err().map(|f| f.of_copy(copy, copies)))
 }
 
 /// Writes a report to a `--save` file, atomically; the error, if any.
@@ -616,8 +612,7 @@ fn start_copies(command: &[String], limits: &Limits, jobs: usize) -> Result<Vec<
     for (copy, started) in started.into_iter().enumerate() {
         match started {
             Ok(p) => processes.push(p),
-            Err(f) if jobs > 1 => return Err(Fail(format!("copy {} of {jobs}: {f}", copy + 1))),
-            Err(f) => return Err(Fail(f.to_string())),
+            Err(f) => return Err(Fail(f.of_copy(copy, jobs))),
         }
     }
     Ok(processes)

@@ -1017,11 +1017,11 @@ impl Census {
             .iter()
             .map(|s| s.floor)
             .fold(f64::INFINITY, f64::min);
-        if lowest.is_finite() && self.cases < fewest_cases(lowest) {
+        let fewest = fewest_cases(lowest);
+        if lowest.is_finite() && self.cases < fewest {
             out.push_str(&format!(
-                "\n{} cases are too few to find a feature under a floor of {lowest} % beyond chance: that takes {} or more.\n",
-                self.cases,
-                fewest_cases(lowest)
+                "\n{} cases are too few to find a feature under a floor of {lowest} % beyond chance: that takes {fewest} or more.\n",
+                self.cases
             ));
         }
         out

@@ -46,6 +46,7 @@
 //! runtime that feeds the model `error` on success, or `c2`'s data as `c1`'s
 //! prose, shows a canary or `c2`'s marker in `c1`'s prose.
 
+use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
@@ -55,7 +56,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::gen;
-use crate::harness::{Fault, Process, Reply};
+use crate::harness::{Fault, Process, Reply, SPARE_MAX};
 use crate::judge::{self, same_multiset, Cite, Clause, Options, ProseMode, Violation};
 use crate::model::{self, Zone};
 use crate::tally::Tally;
@@ -998,6 +999,17 @@ pub fn siblings(case: &Case, prose: ProseMode) -> [Case; 3] {
     [sent.case, marked, sent.canary.case]
 }
 
+thread_local! {
+    /// The buffers [`Sent::read`] writes the expected outcomes in, kept on
+    /// each thread from one case to the next (a buffer grown past
+    /// [`SPARE_MAX`] is let go). Made afresh for every case, each grew from
+    /// nothing, and an outcome carrying a half-megabyte payload moved a
+    /// dozen times into memory the kernel had to fault in. Keeping them
+    /// took 2 to 3 % off the oracle's CPU a case against the Python adapter
+    /// (medians of 10 runs, `--jobs 2`: 0.162 to 0.157 ms).
+    static EXPECTED: Cell<[Vec<u8>; 3]> = Default::default();
+}
+
 /// A case and the two siblings sent with it. The marked sibling is the
 /// case with its markers put in, and is made in place, for as long as it is
 /// needed, and undone ([`Sent::with_marked`]): a copy would copy every
@@ -1055,8 +1067,8 @@ impl Sent {
 
     /// The outcome each of the three requests is expected to carry, as
     /// JSON: its reference outcome, in the bytes `serve` prints it in.
-    fn expected(&mut self) -> [Vec<u8>; 3] {
-        let mut expected: [Vec<u8>; 3] = Default::default();
+    fn expected(&mut self, mut expected: [Vec<u8>; 3]) -> [Vec<u8>; 3] {
+        expected.iter_mut().for_each(Vec::clear);
         let mut reference = model::outcome(&self.case);
         reference.write_json(&mut expected[0]);
         self.mark_reference(&mut reference);
@@ -1072,16 +1084,25 @@ impl Sent {
         if !process.worth_expecting() {
             return process.replies(3).map(Read::Replies);
         }
-        let expected = self.expected();
-        let replies = process.replies_expecting(&expected)?;
-        if replies.len() == 3 && replies.iter().all(Option::is_none) {
-            return Ok(Read::AsExpected);
-        }
-        let parsed = replies
-            .into_iter()
-            .zip(&expected)
-            .map(|(reply, e)| reply.map_or_else(|| parse_expected(e), Ok));
-        parsed.collect::<Result<_, _>>().map(Read::Replies)
+        let expected = self.expected(EXPECTED.take());
+        let read = process.replies_expecting(&expected).and_then(|replies| {
+            if replies.len() == 3 && replies.iter().all(Option::is_none) {
+                return Ok(Read::AsExpected);
+            }
+            let parsed = replies
+                .into_iter()
+                .zip(&expected)
+                .map(|(reply, e)| reply.map_or_else(|| parse_expected(e), Ok));
+            parsed.collect::<Result<_, _>>().map(Read::Replies)
+        });
+        EXPECTED.set(expected.map(|b| {
+            if b.capacity() <= SPARE_MAX {
+                b
+            } else {
+                Vec::new()
+            }
+        }));
+        read
     }
 
     /// Hands `send` the three requests, in the order they are sent.
@@ -1970,6 +1991,36 @@ mod tests {
             "tool_call_id": "c2", "Type": "CANARYfedcba9876543210"});
         // As written, so the key order counts too.
         assert_eq!(built.to_string(), expected.to_string());
+    }
+
+    /// The outcomes [`Sent::read`] expects are the lines `serve` prints,
+    /// byte for byte, also when written into the buffers of the cases
+    /// before: a buffer left holding an earlier outcome would make every
+    /// reply look unlike what was expected, and each be parsed.
+    #[test]
+    fn expected_outcomes_are_what_serve_prints_in_buffers_used_before() {
+        let mut buffers: [Vec<u8>; 3] = Default::default();
+        let mut large = 0;
+        for (n, case) in gen::cases(3).take(300).enumerate() {
+            let mut sent = Sent::new(case, ProseMode::DataOnly);
+            let (mut requests, mut seq) = (Vec::new(), 0);
+            sent.send_to(&mut |c| {
+                seq += 1;
+                crate::harness::run_request(&mut requests, seq, c);
+            });
+            let mut printed = Vec::new();
+            crate::serve::serve(&requests[..], &mut printed, Default::default()).unwrap();
+            buffers = sent.expected(buffers);
+            large += usize::from(buffers[0].len() > 1 << 16);
+            let lines: Vec<&[u8]> = printed.split(|&b| b == b'\n').take(3).collect();
+            assert_eq!(lines.len(), 3);
+            for (i, (line, outcome)) in lines.into_iter().zip(&buffers).enumerate() {
+                let head = format!("{{\"seq\":{},\"outcome\":", i + 1);
+                let want = [head.as_bytes(), outcome, b"}"].concat();
+                assert!(line == want, "case {n}, request {i}");
+            }
+        }
+        assert!(large > 0, "no outcome over 64 KiB among the cases");
     }
 
     /// The tokens of a case's two siblings: its markers, then its canaries.

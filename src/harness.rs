@@ -905,7 +905,7 @@ fn write_requests(
 /// The largest buffer of request lines kept for reuse: a batch of
 /// ordinary cases fits many times over, and one huge case's buffer is not
 /// held for the rest of the run.
-const SPARE_MAX: usize = 4 << 20;
+pub(crate) const SPARE_MAX: usize = 4 << 20;
 
 /// Waits up to half a second for the child to exit, looking every
 /// millisecond: a child that was told to stop has usually closed its

@@ -42,7 +42,11 @@ pub(crate) fn hex_after<'s>(
     finder: &'s memchr::memmem::Finder<'_>,
 ) -> impl Iterator<Item = u64> + 's {
     let after = finder.needle().len();
-    finder.find_iter(s.as_bytes()).filter_map(move |at| {
+    // Most strings of a case have no room for the needle and 16 digits,
+    // and are not searched at all.
+    let room = s.len() >= after + 16;
+    let haystack = if room { s.as_bytes() } else { &[] };
+    finder.find_iter(haystack).filter_map(move |at| {
         let digits = s.as_bytes().get(at + after..at + after + 16)?;
         digits.iter().try_fold(0u64, |n, &b| {
             let digit = match b {

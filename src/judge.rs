@@ -543,8 +543,9 @@ impl<'a> Judge<'a> {
             0..=3 => String::new(),
             n => format!(" and {} more", n - 3),
         };
+        let verb = if owed.len() == 1 { "is" } else { "are" };
         let msg = format!(
-            "tool_artifacts holds {delivered} of the run's {} kept artifacts ({delivered_bytes} bytes at most), yet {}{more} are missing: a bound may drop an artifact only once {} are kept or it no longer fits {} bytes, and the rest are still kept",
+            "tool_artifacts holds {delivered} of the run's {} kept artifacts ({delivered_bytes} bytes at most), yet {}{more} {verb} missing: a bound may drop an artifact only once {} are kept or it no longer fits {} bytes, and the rest are still kept",
             artifacts.len(),
             owed[..owed.len().min(3)].join(", "),
             model::floors::ARTIFACTS,

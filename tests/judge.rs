@@ -648,7 +648,7 @@ fn rt_tool_6_keeps_what_fits_above_the_floors() {
         port(0..1),
         DEFAULT,
         &[RT6],
-        &["artifact 2 of call c1 are missing"],
+        &["artifact 2 of call c1 is missing"],
     );
     // The bounds at their edges, with payloads of exact encoded sizes: one
     // of exactly 512,000 bytes is within the floor and owed; one that
@@ -676,7 +676,7 @@ fn rt_tool_6_keeps_what_fits_above_the_floors() {
         port_of(&[]),
         DEFAULT,
         &[RT6],
-        &["artifact 0 of call c1 are missing"],
+        &["artifact 0 of call c1 is missing"],
     );
     let e = json!({"type": "blob", "payload": {}});
     let (a, d, f) = (sized(500_000), sized(499_998), sized(500_000));
@@ -693,7 +693,7 @@ fn rt_tool_6_keeps_what_fits_above_the_floors() {
         port_of(&[&a, &a, &a, &d]),
         DEFAULT,
         &[RT6],
-        &["artifact 4 of call c1 are missing"],
+        &["artifact 4 of call c1 is missing"],
     );
     check(&budget, port_of(&[&a, &a, &a, &d, &e]), DEFAULT, &[], &[]);
     check(&budget, port_of(&[&a, &a, &a, &f]), DEFAULT, &[], &[]);

@@ -681,3 +681,47 @@ fn a_line_after_stop_is_a_fault_named_by_its_copy() {
         );
     }
 }
+
+/// A divergence over RT-TOOL-6's payload floor carries a half-megabyte
+/// string in its case, its expected and its observed outcome. The report
+/// for a reader shows each cut, with its length, on lines that do not
+/// parse (so none is copied for the case by mistake), and says so; the
+/// saved vectors hold the string whole.
+#[test]
+fn a_report_for_a_reader_cuts_long_strings_and_the_saved_vectors_keep_them() {
+    let scratch = Scratch::new("long");
+    let save = scratch.write("saved.json", "");
+    let bin = env!("CARGO_BIN_EXE_rt-tool-3");
+    let serve = [bin, "serve", "--fault", "drop-last"];
+    let args = [
+        ["diff", "--cases", "50", "--seed", "1"].as_slice(),
+        &["--save", &save, "--"],
+        &serve,
+    ];
+    let out = run(&args.concat(), b"");
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("DIVERGENCE RT-TOOL-6"), "{text}");
+    assert!(text.len() < 8_000, "{} bytes printed", text.len());
+    let cut: Vec<&str> = text.lines().filter(|l| l.contains("\"…[")).collect();
+    assert_eq!(cut.len(), 3, "{text}");
+    for line in cut {
+        let value = line.split_once(": ").map_or(line, |(_, v)| v).trim();
+        assert!(serde_json::from_str::<serde_json::Value>(value).is_err());
+        let length: usize = value
+            .split_once("…[")
+            .and_then(|(_, rest)| rest.split_once(" bytes]"))
+            .and_then(|(n, _)| n.parse().ok())
+            .expect("a length");
+        assert!(length > 512_000, "{line}");
+    }
+    assert!(
+        text.contains("the saved vectors and --json hold it whole"),
+        "{text}"
+    );
+    let saved = std::fs::read_to_string(&save).expect("saved");
+    assert!(
+        saved.contains(&"x".repeat(512_001)),
+        "the saved vectors lost the payload"
+    );
+}

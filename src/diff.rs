@@ -1070,10 +1070,13 @@ impl Sent {
     fn expected(&mut self, mut expected: [Vec<u8>; 3]) -> [Vec<u8>; 3] {
         expected.iter_mut().for_each(Vec::clear);
         let mut reference = model::outcome(&self.case);
-        reference.write_json(&mut expected[0]);
+        let [case, marked, canary] = &mut expected;
+        let artifacts = reference.write_json_spanned(case);
+        // The marked sibling's outcome differs in its prose and exposure
+        // alone: its artifacts' bytes are the case's.
         self.mark_reference(&mut reference);
-        reference.write_json(&mut expected[1]);
-        model::outcome(&self.canary.case).write_json(&mut expected[2]);
+        reference.write_json_copying(marked, &case[artifacts]);
+        model::outcome(&self.canary.case).write_json(canary);
         expected
     }
 

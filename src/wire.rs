@@ -155,15 +155,29 @@ impl Outcome {
     /// a case. `diff` writes the reference outcome of each request so, to
     /// know a reply that carries it byte for byte when it sees one.
     pub fn write_json(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(b"{\"messages\":[");
-        write_each(out, &self.messages, |out, m| {
-            out.extend_from_slice(b"{\"tool_call_id\":");
-            write_str(out, &m.tool_call_id);
-            out.extend_from_slice(b",\"content\":");
-            write_str(out, &m.content);
-            out.push(b'}');
-        });
-        out.extend_from_slice(b"],\"tool_artifacts\":[");
+        self.write_json_spanned(out);
+    }
+
+    /// [`Outcome::write_json`], and where in `out` its `tool_artifacts`
+    /// are (what goes between their brackets), for
+    /// [`Outcome::write_json_copying`].
+    pub fn write_json_spanned(&self, out: &mut Vec<u8>) -> std::ops::Range<usize> {
+        self.write_json_with(out, |out| self.write_artifacts(out))
+    }
+
+    /// [`Outcome::write_json`] of an outcome whose `tool_artifacts` were
+    /// written before, as `artifacts` (the span
+    /// [`Outcome::write_json_spanned`] gave): their bytes are copied, not
+    /// written again. `diff` writes the reference outcome of a case's
+    /// marked sibling so: it differs from the case's in its prose and
+    /// exposure alone, and the artifacts are most of the bytes (half a
+    /// megabyte in a case over RT-TOOL-6's floors).
+    pub fn write_json_copying(&self, out: &mut Vec<u8>, artifacts: &[u8]) {
+        self.write_json_with(out, |out| out.extend_from_slice(artifacts));
+    }
+
+    /// What goes between the brackets of `tool_artifacts`.
+    fn write_artifacts(&self, out: &mut Vec<u8>) {
         write_each(out, &self.tool_artifacts, |out, a| {
             out.extend_from_slice(b"{\"type\":");
             write_str(out, &a.kind);
@@ -173,10 +187,32 @@ impl Outcome {
             write_str(out, &a.tool_call_id);
             out.push(b'}');
         });
+    }
+
+    /// The outcome as compact JSON, `write_artifacts` writing what goes
+    /// between the brackets of `tool_artifacts`; where that is in `out`.
+    fn write_json_with(
+        &self,
+        out: &mut Vec<u8>,
+        write_artifacts: impl FnOnce(&mut Vec<u8>),
+    ) -> std::ops::Range<usize> {
+        out.extend_from_slice(b"{\"messages\":[");
+        write_each(out, &self.messages, |out, m| {
+            out.extend_from_slice(b"{\"tool_call_id\":");
+            write_str(out, &m.tool_call_id);
+            out.extend_from_slice(b",\"content\":");
+            write_str(out, &m.content);
+            out.push(b'}');
+        });
+        out.extend_from_slice(b"],\"tool_artifacts\":[");
+        let start = out.len();
+        write_artifacts(out);
+        let artifacts = start..out.len();
         out.extend_from_slice(b"],\"exposed\":");
         let exposed: &[u8] = if self.exposed { b"true" } else { b"false" };
         out.extend_from_slice(exposed);
         out.push(b'}');
+        artifacts
     }
 }
 

@@ -115,12 +115,28 @@ fn written_as_serde_writes(case: &Case) {
         String::from_utf8_lossy(&ours),
         String::from_utf8_lossy(&theirs)
     );
-    let outcome = rt_tool_3::model::outcome(case);
+    let mut outcome = rt_tool_3::model::outcome(case);
     let mut ours = Vec::new();
     outcome.write_json(&mut ours);
     let theirs = serde_json::to_vec(&outcome).expect("an outcome encodes");
     assert_eq!(
         String::from_utf8_lossy(&ours),
+        String::from_utf8_lossy(&theirs)
+    );
+    // The same bytes with the span of its artifacts, which written again
+    // under other messages and another exposure are that outcome's bytes.
+    let mut spanned = b"before".to_vec();
+    let artifacts = outcome.write_json_spanned(&mut spanned);
+    assert_eq!(spanned[6..], theirs[..]);
+    let array = serde_json::to_vec(&outcome.tool_artifacts).expect("encodes");
+    assert_eq!(spanned[artifacts.clone()], array[1..array.len() - 1]);
+    outcome.exposed = !outcome.exposed;
+    outcome.messages.reverse();
+    let mut copied = Vec::new();
+    outcome.write_json_copying(&mut copied, &spanned[artifacts]);
+    let theirs = serde_json::to_vec(&outcome).expect("an outcome encodes");
+    assert_eq!(
+        String::from_utf8_lossy(&copied),
         String::from_utf8_lossy(&theirs)
     );
 }

@@ -56,13 +56,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::gen;
-use crate::harness::{Fault, Process, Reply, SPARE_MAX};
+use crate::harness::{Fault, Process, Reply, Requests, SPARE_MAX};
 use crate::judge::{self, same_multiset, Cite, Clause, Options, ProseMode, Violation};
 use crate::model::{self, Zone};
 use crate::tally::Tally;
 
 pub use crate::replay::Fixed;
-use crate::wire::{self, Call, Case, Outcome};
+use crate::wire::{self, Call, Case, CaseSpans, Outcome};
 
 /// Requests sent for each case.
 pub const REQUESTS_PER_CASE: u64 = 3;
@@ -674,7 +674,7 @@ fn worker<S: Strategy<Value = Case>>(
             });
         }
         if !batch.is_empty() {
-            process.send_each(|send| batch.iter_mut().for_each(|f| f.sent.send_to(send)));
+            process.send_each(|requests| batch.iter_mut().for_each(|f| f.sent.send_to(requests)));
             in_flight.extend(batch);
         }
         let Some(mut next) = in_flight.pop_front() else {
@@ -1052,7 +1052,7 @@ impl Sent {
     }
 
     fn send(&mut self, process: &mut Process) {
-        process.send_each(|send| self.send_to(send));
+        process.send_each(|requests| self.send_to(requests));
     }
 
     /// The marked sibling's reference outcome, made from the case's: it
@@ -1108,11 +1108,14 @@ impl Sent {
         read
     }
 
-    /// Hands `send` the three requests, in the order they are sent.
-    fn send_to(&mut self, send: &mut dyn FnMut(&Case)) {
-        send(&self.case);
-        self.with_marked(|marked| send(marked));
-        send(&self.canary.case);
+    /// Adds the three requests to `requests`, in the order they are sent.
+    /// The marked sibling is written from the case's bytes
+    /// ([`Marked::write_json`]).
+    fn send_to(&mut self, requests: &mut Requests<'_>) {
+        let spans = requests.written(|out| self.case.write_json_spanned(out));
+        let exposed = flip(self.case.exposed);
+        requests.written(|out| self.marked.write_json(out, &spans, exposed));
+        requests.case(&self.canary.case);
     }
 
     /// Judges the three replies together.
@@ -1457,6 +1460,49 @@ impl Marked {
                 _ => {}
             }
         }
+    }
+
+    /// Appends the marked sibling of the case written in `out` at `spans`
+    /// ([`Case::write_json_spanned`]) as compact JSON, with `exposed`: the
+    /// bytes [`Case::write_json`] writes for it (`Marked::within`), made
+    /// from the case's. The marked sibling is the case with its exposure
+    /// flipped and each marker put at the end of its call's `data`, so its
+    /// bytes are the case's with `exposed` written anew and each marker
+    /// written in before the last byte of its `data` (a string's closing
+    /// quote, an object's brace, an array's bracket): ` MARKER…` in a
+    /// string, `,"rt_tool_3_marker":"MARKER…"` in an object and
+    /// `,"MARKER…"` in an array (without the comma when it was empty). The
+    /// rest is copied: the artifacts are most of a case's bytes.
+    fn write_json(&self, out: &mut Vec<u8>, spans: &CaseSpans, exposed: Option<bool>) {
+        out.extend_from_within(spans.whole.start..spans.exposed.start);
+        out.extend_from_slice(wire::exposed_json(exposed));
+        let mut from = spans.exposed.end;
+        for (mark, data) in self.marks.iter().zip(&spans.data) {
+            let (Some((marker, place)), Some(data)) = (mark, data) else {
+                continue;
+            };
+            // A marker is "MARKER" and hex digits: written as it is.
+            let last = data.end - 1;
+            out.extend_from_within(from..last);
+            let comma: &[u8] = if data.len() > 2 { b"," } else { b"" };
+            match place {
+                Place::Appended => out.push(b' '),
+                Place::Keyed => {
+                    out.extend_from_slice(comma);
+                    out.extend_from_slice(format!("\"{MARKER_KEY}\":\"").as_bytes());
+                }
+                Place::Pushed => {
+                    out.extend_from_slice(comma);
+                    out.push(b'"');
+                }
+            }
+            out.extend_from_slice(marker.as_bytes());
+            if !matches!(place, Place::Appended) {
+                out.push(b'"');
+            }
+            from = last;
+        }
+        out.extend_from_within(from..spans.whole.end);
     }
 
     /// ¶3 per call: no call's prose carries another call's marker.
@@ -2006,11 +2052,10 @@ mod tests {
         let mut large = 0;
         for (n, case) in gen::cases(3).take(300).enumerate() {
             let mut sent = Sent::new(case, ProseMode::DataOnly);
-            let (mut requests, mut seq) = (Vec::new(), 0);
-            sent.send_to(&mut |c| {
-                seq += 1;
-                crate::harness::run_request(&mut requests, seq, c);
-            });
+            let mut requests = Vec::new();
+            for (seq, c) in (1..).zip(siblings(&sent.case, ProseMode::DataOnly)) {
+                crate::harness::run_request(&mut requests, seq, &c);
+            }
             let mut printed = Vec::new();
             crate::serve::serve(&requests[..], &mut printed, Default::default()).unwrap();
             buffers = sent.expected(buffers);
@@ -2024,6 +2069,42 @@ mod tests {
             }
         }
         assert!(large > 0, "no outcome over 64 KiB among the cases");
+    }
+
+    /// The marked sibling written from the case's bytes is the bytes
+    /// `Case::write_json` writes for it, behind whatever the buffer held:
+    /// on generated cases, and on each place a marker goes, empty or not.
+    #[test]
+    fn the_marked_sibling_written_from_the_case_is_written_as_itself() {
+        let one = |data: &str| {
+            Case::from_json(format!(r#"{{"exposed": true, "calls": [{{"tool_call_id": "c1", "result": {{"data": {data}, "artifacts": [{{"type": "t", "payload": {{"data": "x"}}}}]}}}}, {{"tool_call_id": "c2", "result": [{data}]}}]}}"#).as_bytes())
+                .unwrap()
+        };
+        let placed = [
+            r#""a\"b""#,
+            "{}",
+            r#"{"k": [1]}"#,
+            "[]",
+            "[{}]",
+            "3",
+            r#""""#,
+            "null",
+        ]
+        .map(one);
+        for case in placed.into_iter().chain(gen::cases(5).take(2000)) {
+            let mut sent = Sent::new(case, ProseMode::DataOnly);
+            let mut out = b"earlier requests".to_vec();
+            let spans = sent.case.write_json_spanned(&mut out);
+            let exposed = flip(sent.case.exposed);
+            let from = out.len();
+            sent.marked.write_json(&mut out, &spans, exposed);
+            let mut want = Vec::new();
+            sent.with_marked(|m| m.write_json(&mut want));
+            assert_eq!(
+                String::from_utf8_lossy(&out[from..]),
+                String::from_utf8_lossy(&want)
+            );
+        }
     }
 
     /// The tokens of a case's two siblings: its markers, then its canaries.

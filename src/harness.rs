@@ -275,19 +275,18 @@ impl Process {
     /// cannot take a request shows it in the replies (it crashed, or no reply
     /// comes within the timeout).
     pub fn send_cases(&mut self, cases: &[&Case]) {
-        self.send_each(|send| cases.iter().for_each(|case| send(case)));
+        self.send_each(|requests| cases.iter().for_each(|case| requests.case(case)));
     }
 
-    /// [`Process::send_cases`], the cases handed one at a time to the
-    /// function `cases` is given, in one batch: a caller that makes each
-    /// case in turn need not keep them all at once.
-    pub fn send_each(&mut self, cases: impl FnOnce(&mut dyn FnMut(&Case))) {
+    /// [`Process::send_cases`], the requests written one at a time by the
+    /// function `cases`, in one batch: a caller that makes each case in
+    /// turn need not keep them all at once.
+    pub fn send_each(&mut self, cases: impl FnOnce(&mut Requests<'_>)) {
         let mut lines = self.spare.try_recv().unwrap_or_default();
-        let (seq, requests) = (&mut self.seq, &mut self.requests);
-        cases(&mut |case| {
-            *seq += 1;
-            *requests += 1;
-            run_request(&mut lines, *seq, case);
+        cases(&mut Requests {
+            lines: &mut lines,
+            seq: &mut self.seq,
+            sent: &mut self.requests,
         });
         self.send_lines(lines);
     }
@@ -458,11 +457,47 @@ impl Drop for Process {
 /// line: `{"cmd":"run","seq":N,"case":{…}}`, the bytes serde_json writes
 /// for it, written by [`Case::write_json`].
 pub fn run_request(lines: &mut Vec<u8>, seq: u64, case: &Case) {
+    run_request_written(lines, seq, |lines| case.write_json(lines));
+}
+
+/// [`run_request`] of the case `write` appends to `lines` as compact JSON;
+/// what `write` returns.
+fn run_request_written<R>(
+    lines: &mut Vec<u8>,
+    seq: u64,
+    write: impl FnOnce(&mut Vec<u8>) -> R,
+) -> R {
     lines.extend_from_slice(b"{\"cmd\":\"run\",\"seq\":");
     lines.extend_from_slice(seq.to_string().as_bytes());
     lines.extend_from_slice(b",\"case\":");
-    case.write_json(lines);
+    let written = write(lines);
     lines.extend_from_slice(b"}\n");
+    written
+}
+
+/// The `run` requests of one batch ([`Process::send_each`]), written one
+/// after another into the batch's bytes, each numbered in turn.
+pub struct Requests<'a> {
+    lines: &'a mut Vec<u8>,
+    seq: &'a mut u64,
+    sent: &'a mut u64,
+}
+
+impl Requests<'_> {
+    /// Adds the request to run `case`.
+    pub fn case(&mut self, case: &Case) {
+        self.written(|lines| case.write_json(lines));
+    }
+
+    /// Adds a request to run the case `write` appends as compact JSON to
+    /// the batch's bytes (which hold the batch's earlier requests, for it
+    /// to copy from); what `write` returns. What it appends must be one
+    /// case, as [`Case::write_json`] would write it.
+    pub fn written<R>(&mut self, write: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+        *self.seq += 1;
+        *self.sent += 1;
+        run_request_written(self.lines, *self.seq, write)
+    }
 }
 
 /// Reads one reply line as the harness does, without a process: `line` is

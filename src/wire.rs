@@ -19,6 +19,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
+use std::ops::Range;
 
 use schemars::JsonSchema;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -130,23 +131,78 @@ impl Case {
     /// long runs of plain text copied eight bytes at a time. `diff` writes
     /// three requests a case, so this is most of what it prints.
     pub fn write_json(&self, out: &mut Vec<u8>) {
+        self.write_json_noting(out, |_, _| {});
+    }
+
+    /// [`Case::write_json`], and where in `out` the case, its `exposed`
+    /// and each call's `data` are. `diff` writes the marked sibling of a
+    /// case from these bytes: it differs from the case in those places
+    /// alone, and the rest (the artifacts, half a megabyte in a case over
+    /// RT-TOOL-6's floors) is copied, not written again.
+    pub fn write_json_spanned(&self, out: &mut Vec<u8>) -> CaseSpans {
+        let start = out.len();
+        let mut data = vec![None; self.calls.len()];
+        let exposed = self.write_json_noting(out, |i, span| data[i] = Some(span));
+        CaseSpans {
+            whole: start..out.len(),
+            exposed,
+            data,
+        }
+    }
+
+    /// The case as compact JSON, handing `data` where each call's `data`
+    /// is (by the call's index); where its `exposed` is.
+    fn write_json_noting(
+        &self,
+        out: &mut Vec<u8>,
+        mut data: impl FnMut(usize, Range<usize>),
+    ) -> Range<usize> {
         out.extend_from_slice(b"{\"exposed\":");
-        let exposed: &[u8] = match self.exposed {
-            None => b"null",
-            Some(true) => b"true",
-            Some(false) => b"false",
-        };
-        out.extend_from_slice(exposed);
+        let start = out.len();
+        out.extend_from_slice(exposed_json(self.exposed));
+        let exposed = start..out.len();
         out.extend_from_slice(b",\"calls\":[");
+        let mut i = 0;
         write_each(out, &self.calls, |out, call| {
             out.extend_from_slice(b"{\"tool_call_id\":");
             write_str(out, &call.tool_call_id);
             out.extend_from_slice(b",\"result\":");
-            write_value(out, &call.result);
+            match &call.result {
+                Value::Object(o) => {
+                    if let Some(span) = write_object(out, o.iter(), false, Some("data")) {
+                        data(i, span);
+                    }
+                }
+                other => write_value(out, other),
+            }
             out.push(b'}');
+            i += 1;
         });
         out.extend_from_slice(b"]}");
+        exposed
     }
+}
+
+/// `exposed` as JSON: `null`, `true` or `false`.
+pub fn exposed_json(exposed: Option<bool>) -> &'static [u8] {
+    match exposed {
+        None => b"null",
+        Some(true) => b"true",
+        Some(false) => b"false",
+    }
+}
+
+/// Where parts of a case are in the bytes [`Case::write_json_spanned`]
+/// wrote, each a range of their indices.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaseSpans {
+    /// The whole case.
+    pub whole: Range<usize>,
+    /// The value of `exposed`.
+    pub exposed: Range<usize>,
+    /// For each call, by its index, the value of its result's `data`, if
+    /// its result is an object that holds one.
+    pub data: Vec<Option<Range<usize>>>,
 }
 
 impl Outcome {
@@ -161,7 +217,7 @@ impl Outcome {
     /// [`Outcome::write_json`], and where in `out` its `tool_artifacts`
     /// are (what goes between their brackets), for
     /// [`Outcome::write_json_copying`].
-    pub fn write_json_spanned(&self, out: &mut Vec<u8>) -> std::ops::Range<usize> {
+    pub fn write_json_spanned(&self, out: &mut Vec<u8>) -> Range<usize> {
         self.write_json_with(out, |out| self.write_artifacts(out))
     }
 
@@ -195,7 +251,7 @@ impl Outcome {
         &self,
         out: &mut Vec<u8>,
         write_artifacts: impl FnOnce(&mut Vec<u8>),
-    ) -> std::ops::Range<usize> {
+    ) -> Range<usize> {
         out.extend_from_slice(b"{\"messages\":[");
         write_each(out, &self.messages, |out, m| {
             out.extend_from_slice(b"{\"tool_call_id\":");
@@ -244,9 +300,11 @@ fn write_any(out: &mut Vec<u8>, v: &Value, sorted: bool) {
         Value::Object(o) if sorted => {
             let mut entries: Vec<(&String, &Value)> = o.iter().collect();
             entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-            write_object(out, entries.into_iter(), sorted);
+            write_object(out, entries.into_iter(), sorted, None);
         }
-        Value::Object(o) => write_object(out, o.iter(), sorted),
+        Value::Object(o) => {
+            write_object(out, o.iter(), sorted, None);
+        }
     }
 }
 
@@ -260,11 +318,15 @@ fn write_each<T>(out: &mut Vec<u8>, items: &[T], mut write: impl FnMut(&mut Vec<
     }
 }
 
+/// Writes an object's entries; where the value of key `noted` is, if it
+/// holds one.
 fn write_object<'v>(
     out: &mut Vec<u8>,
     entries: impl Iterator<Item = (&'v String, &'v Value)>,
     sorted: bool,
-) {
+    noted: Option<&str>,
+) -> Option<Range<usize>> {
+    let mut span = None;
     out.push(b'{');
     for (i, (k, x)) in entries.enumerate() {
         if i > 0 {
@@ -272,9 +334,14 @@ fn write_object<'v>(
         }
         write_str(out, k);
         out.push(b':');
+        let start = out.len();
         write_any(out, x, sorted);
+        if noted == Some(k.as_str()) {
+            span = Some(start..out.len());
+        }
     }
     out.push(b'}');
+    span
 }
 
 /// Appends `s` as a JSON string, escaped as serde_json escapes it: `"` and

@@ -115,6 +115,21 @@ fn written_as_serde_writes(case: &Case) {
         String::from_utf8_lossy(&ours),
         String::from_utf8_lossy(&theirs)
     );
+    // The same bytes with where the case, its exposure and each call's
+    // `data` are in them.
+    let mut spanned = b"before".to_vec();
+    let spans = case.write_json_spanned(&mut spanned);
+    assert_eq!(spans.whole, 6..spanned.len());
+    assert_eq!(spanned[6..], theirs[..]);
+    let at = |span: &std::ops::Range<usize>| {
+        serde_reading(std::str::from_utf8(&spanned[span.clone()]).expect("UTF-8"))
+    };
+    assert_eq!(at(&spans.exposed), serde_json::json!(case.exposed));
+    assert_eq!(spans.data.len(), case.calls.len());
+    for (call, span) in case.calls.iter().zip(&spans.data) {
+        let data = call.result.as_object().and_then(|r| r.get("data"));
+        assert_eq!(span.as_ref().map(at).as_ref(), data, "{call:?}");
+    }
     let mut outcome = rt_tool_3::model::outcome(case);
     let mut ours = Vec::new();
     outcome.write_json(&mut ours);

@@ -1481,25 +1481,17 @@ impl Marked {
             let (Some((marker, place)), Some(data)) = (mark, data) else {
                 continue;
             };
-            // A marker is "MARKER" and hex digits: written as it is.
             let last = data.end - 1;
             out.extend_from_within(from..last);
             let comma: &[u8] = if data.len() > 2 { b"," } else { b"" };
-            match place {
-                Place::Appended => out.push(b' '),
-                Place::Keyed => {
-                    out.extend_from_slice(comma);
-                    out.extend_from_slice(format!("\"{MARKER_KEY}\":\"").as_bytes());
-                }
-                Place::Pushed => {
-                    out.extend_from_slice(comma);
-                    out.push(b'"');
-                }
-            }
-            out.extend_from_slice(marker.as_bytes());
-            if !matches!(place, Place::Appended) {
-                out.push(b'"');
-            }
+            // A marker is "MARKER" and hex digits: written as it is.
+            let marker = marker.as_bytes();
+            let parts: &[&[u8]] = match place {
+                Place::Appended => &[b" ", marker],
+                Place::Keyed => &[comma, b"\"", MARKER_KEY.as_bytes(), b"\":\"", marker, b"\""],
+                Place::Pushed => &[comma, b"\"", marker, b"\""],
+            };
+            parts.iter().for_each(|part| out.extend_from_slice(part));
             from = last;
         }
         out.extend_from_within(from..spans.whole.end);

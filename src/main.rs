@@ -820,9 +820,8 @@ const CUT_NOTE: &str =
 /// it cannot be copied for the value by mistake.
 fn shown(v: &serde_json::Value) -> (String, bool) {
     fn string(s: &str, out: &mut String, cut: &mut bool) {
-        let whole = s.len() <= SHOWN_WHOLE;
         let head = match s.char_indices().nth(64) {
-            Some((at, _)) if !whole => &s[..at],
+            Some((at, _)) if s.len() > SHOWN_WHOLE => &s[..at],
             _ => s,
         };
         out.push_str(&serde_json::Value::from(head).to_string());

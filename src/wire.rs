@@ -131,7 +131,7 @@ impl Case {
     /// long runs of plain text copied eight bytes at a time. `diff` writes
     /// three requests a case, so this is most of what it prints.
     pub fn write_json(&self, out: &mut Vec<u8>) {
-        self.write_json_noting(out, |_, _| {});
+        self.write_json_noting(out, |_| {});
     }
 
     /// [`Case::write_json`], and where in `out` the case, its `exposed`
@@ -141,8 +141,8 @@ impl Case {
     /// RT-TOOL-6's floors) is copied, not written again.
     pub fn write_json_spanned(&self, out: &mut Vec<u8>) -> CaseSpans {
         let start = out.len();
-        let mut data = vec![None; self.calls.len()];
-        let exposed = self.write_json_noting(out, |i, span| data[i] = Some(span));
+        let mut data = Vec::with_capacity(self.calls.len());
+        let exposed = self.write_json_noting(out, |span| data.push(span));
         CaseSpans {
             whole: start..out.len(),
             exposed,
@@ -150,33 +150,30 @@ impl Case {
         }
     }
 
-    /// The case as compact JSON, handing `data` where each call's `data`
-    /// is (by the call's index); where its `exposed` is.
+    /// The case as compact JSON, handing `data`, call by call, where the
+    /// call's `data` is (`None` if it has none); where its `exposed` is.
     fn write_json_noting(
         &self,
         out: &mut Vec<u8>,
-        mut data: impl FnMut(usize, Range<usize>),
+        mut data: impl FnMut(Option<Range<usize>>),
     ) -> Range<usize> {
         out.extend_from_slice(b"{\"exposed\":");
         let start = out.len();
         out.extend_from_slice(exposed_json(self.exposed));
         let exposed = start..out.len();
         out.extend_from_slice(b",\"calls\":[");
-        let mut i = 0;
         write_each(out, &self.calls, |out, call| {
             out.extend_from_slice(b"{\"tool_call_id\":");
             write_str(out, &call.tool_call_id);
             out.extend_from_slice(b",\"result\":");
-            match &call.result {
-                Value::Object(o) => {
-                    if let Some(span) = write_object(out, o.iter(), false, Some("data")) {
-                        data(i, span);
-                    }
+            data(match &call.result {
+                Value::Object(o) => write_object(out, o.iter(), false, Some("data")),
+                other => {
+                    write_value(out, other);
+                    None
                 }
-                other => write_value(out, other),
-            }
+            });
             out.push(b'}');
-            i += 1;
         });
         out.extend_from_slice(b"]}");
         exposed

@@ -23,14 +23,16 @@
 //!    regenerations; no generator here uses `flat_map`);
 //! 3. the picked option's tree.
 //!
-//! Under ChaCha, the algorithm of the runners proptest makes (the
-//! stream's, [`super::runner`], use XorShift since 0.4.0), step 2 keeps
-//! only the generator's seed: the 32 bytes `new_rng` draws (the low byte
-//! of each of 32 words), read as the first byte of each word of one
-//! 128-byte read, which takes the same 32 words from the parent. `new_rng`
+//! Step 2 keeps only the generator's seed, under ChaCha (the algorithm of
+//! the runners proptest makes) and under XorShift (the stream's,
+//! [`super::runner`], since 0.4.0): the bytes `new_rng` draws (the low byte
+//! of each of 32 words under ChaCha, 16 under XorShift, the latter then
+//! perturbed as proptest perturbs them), read as the first byte of each
+//! word of one read, which takes the same words from the parent. `new_rng`
 //! draws the words one by one and builds the generator at once; a case
-//! drew about 75 such generators, which a shrink seldom uses, and under
-//! ChaCha they were 4 % of `diff`'s instructions.
+//! draws about 75 such generators, which a shrink seldom uses. Under
+//! ChaCha they were 4 % of `diff`'s instructions; under XorShift, drawn
+//! and built at once, still 3 %.
 //!
 //! Shrinking follows `prop_oneof!`'s: shrink the picked option; when it
 //! cannot shrink further, fall back to the nearest earlier option that
@@ -121,12 +123,12 @@ impl<T: fmt::Debug> Strategy for OneOf<T> {
     fn new_tree(&self, runner: &mut TestRunner) -> NewTree<Self> {
         let pick = self.pick(runner);
         let mut trees = Vec::with_capacity(pick + 1);
-        let chacha = runner.config().rng_algorithm == RngAlgorithm::ChaCha;
+        let algorithm = runner.config().rng_algorithm;
         for _ in 0..pick {
-            trees.push(if chacha {
-                Lazy::Seeded(chacha_seed(runner))
-            } else {
-                Lazy::Waiting(Box::new(runner.new_rng()))
+            trees.push(match algorithm {
+                RngAlgorithm::ChaCha => Lazy::ChaCha(seed_of(runner)),
+                RngAlgorithm::XorShift => Lazy::XorShift(xorshift_seed(runner)),
+                _ => Lazy::Waiting(Box::new(runner.new_rng())),
             });
         }
         trees.push(Lazy::Ready(self.options[pick].1.new_tree(runner)?));
@@ -141,20 +143,35 @@ impl<T: fmt::Debug> Strategy for OneOf<T> {
     }
 }
 
-/// The seed `runner.new_rng()` gives a ChaCha generator, drawn as it draws
-/// it (`rng.random::<[u8; 32]>()`: the low byte of each of 32 words), from
-/// one read of the same 32 words.
-fn chacha_seed(runner: &mut TestRunner) -> [u8; 32] {
-    let mut words = [0u8; 128];
-    runner.rng().fill_bytes(&mut words);
-    std::array::from_fn(|i| words[4 * i])
+/// `N` random bytes drawn as `runner.new_rng()` draws its seed
+/// (`rng.random::<[u8; N]>()`: the low byte of each of `N` words), from
+/// one read of the same `N` words. Both generators here fill bytes a word
+/// at a time, in order, little end first.
+fn seed_of<const N: usize>(runner: &mut TestRunner) -> [u8; N] {
+    let mut words = [[0u8; 4]; N];
+    runner.rng().fill_bytes(words.as_flattened_mut());
+    words.map(|word| word[0])
 }
 
-/// An option's tree: not generated yet (with its runner's random
-/// generator, or the seed of one under ChaCha), generated, or failed to
-/// generate.
+/// The seed `runner.new_rng()` gives a XorShift generator: 16 bytes drawn
+/// as [`seed_of`] draws them, each word of four then perturbed as proptest
+/// perturbs it, so that the child does not repeat its parent.
+fn xorshift_seed(runner: &mut TestRunner) -> [u8; 16] {
+    let mut seed: [u8; 16] = seed_of(runner);
+    for word in seed.chunks_exact_mut(4) {
+        for (byte, mask) in word.iter_mut().zip([0xef, 0xbe, 0xad, 0xde]) {
+            *byte ^= mask;
+        }
+    }
+    seed
+}
+
+/// An option's tree: not generated yet (with the seed of its runner's
+/// random generator, or the generator itself under an algorithm whose seed
+/// is not drawn here), generated, or failed to generate.
 enum Lazy<T> {
-    Seeded([u8; 32]),
+    XorShift([u8; 16]),
+    ChaCha([u8; 32]),
     Waiting(Box<TestRng>),
     Ready(Box<dyn ValueTree<Value = T>>),
     Failed,
@@ -183,7 +200,8 @@ impl<T: fmt::Debug> OneOfTree<T> {
     /// Generates option `i`'s tree if it waits; whether it is generated.
     fn generate(&mut self, i: usize) -> bool {
         let rng = match std::mem::replace(&mut self.trees[i], Lazy::Failed) {
-            Lazy::Seeded(seed) => TestRng::from_seed(RngAlgorithm::ChaCha, &seed),
+            Lazy::XorShift(seed) => TestRng::from_seed(RngAlgorithm::XorShift, &seed),
+            Lazy::ChaCha(seed) => TestRng::from_seed(RngAlgorithm::ChaCha, &seed),
             Lazy::Waiting(rng) => *rng,
             done => {
                 self.trees[i] = done;
@@ -260,19 +278,27 @@ mod tests {
     use crate::gen::runner;
     use proptest::prelude::*;
 
-    /// A runner drawing with XorShift, seeded from `seed`: the algorithm
-    /// under which [`OneOf`] keeps whole generators, not seeds.
-    fn xorshift(seed: u64) -> TestRunner {
+    /// A runner drawing with `algorithm`, seeded from `seed`. Under
+    /// ChaCha and XorShift [`OneOf`] keeps seeds, under the others (here
+    /// `PassThrough`, which replays the seed's bytes) whole generators.
+    fn seeded(algorithm: RngAlgorithm, seed: u64) -> TestRunner {
         let config = Config {
-            rng_algorithm: RngAlgorithm::XorShift,
+            rng_algorithm: algorithm,
             ..Config::default()
         };
-        let bytes = [seed.to_le_bytes(), (!seed).to_le_bytes()].concat();
-        TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::XorShift, &bytes))
+        let len = match algorithm {
+            RngAlgorithm::XorShift => 16,
+            RngAlgorithm::ChaCha => 32,
+            _ => 4096,
+        };
+        let bytes: Vec<u8> = (0..len)
+            .map(|i: u64| (seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (i % 57)) as u8 ^ i as u8)
+            .collect();
+        TestRunner::new_with_rng(config, TestRng::from_seed(algorithm, &bytes))
     }
 
-    /// Draws `ours` and `theirs` from runners of the same seed, under
-    /// ChaCha and under XorShift, and holds them to the same value, the
+    /// Draws `ours` and `theirs` from runners of the same seed, under the
+    /// stream's runner and under XorShift, ChaCha and PassThrough, and holds them to the same value, the
     /// same draws after, and the same values along a walk of shrinks that
     /// simplifies until it cannot and complicates every third step.
     fn same<A, B>(ours: &A, theirs: &B, seeds: std::ops::Range<u64>)
@@ -281,7 +307,12 @@ mod tests {
         B: Strategy<Value = A::Value>,
         A::Value: PartialEq,
     {
-        let runners: [fn(u64) -> TestRunner; 2] = [|seed| runner(seed, 0), xorshift];
+        let runners: [fn(u64) -> TestRunner; 4] = [
+            |seed| runner(seed, 0),
+            |seed| seeded(RngAlgorithm::XorShift, seed),
+            |seed| seeded(RngAlgorithm::ChaCha, seed),
+            |seed| seeded(RngAlgorithm::PassThrough, seed),
+        ];
         for (seed, make) in seeds.flat_map(|seed| runners.map(|make| (seed, make))) {
             let (mut r1, mut r2) = (make(seed), make(seed));
             let (mut a, mut b) = (

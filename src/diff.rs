@@ -1018,6 +1018,8 @@ struct Sent {
     case: Case,
     marked: Marked,
     canary: Canaried,
+    /// How long the case's compact JSON is, once it has been written.
+    written: Option<usize>,
 }
 
 /// The exposure of the marked sibling: `true` to `false`, anything else to
@@ -1034,6 +1036,7 @@ impl Sent {
             case,
             marked,
             canary,
+            written: None,
         }
     }
 
@@ -1113,6 +1116,7 @@ impl Sent {
     /// ([`Marked::write_json`]).
     fn send_to(&mut self, requests: &mut Requests<'_>) {
         let spans = requests.written(|out| self.case.write_json_spanned(out));
+        self.written = Some(spans.whole.len());
         let exposed = flip(self.case.exposed);
         requests.written(|out| self.marked.write_json(out, &spans, exposed));
         requests.case(&self.canary.case);
@@ -1133,8 +1137,17 @@ impl Sent {
     /// --variant key-order` prints each in other bytes, so each is parsed
     /// and judged, and must show no divergence and no warning.
     fn judge(&mut self, replies: Read, options: Options) -> Result<Examined, Fault> {
-        // The floors are read once, for the zone and for the tally.
-        let floors = model::floor_reasons(&self.case, &model::encoded_len);
+        // The floors are read once, for the zone and for the tally. No
+        // payload of a case written in a sixth of the payload floor can be
+        // over a byte floor, and such a case's payloads are not measured.
+        let small = self.written.is_some_and(|n| {
+            n.saturating_mul(model::ENCODED_PER_BYTE) <= model::floors::PAYLOAD_BYTES
+        });
+        let size: &dyn Fn(&Value) -> usize = match small {
+            true => &|_| 0,
+            false => &model::encoded_len,
+        };
+        let floors = model::floor_reasons(&self.case, size);
         let replies = match replies {
             Read::Replies(replies) => replies,
             Read::AsExpected => {
@@ -2061,6 +2074,44 @@ mod tests {
             }
         }
         assert!(large > 0, "no outcome over 64 KiB among the cases");
+    }
+
+    /// A case is over RT-TOOL-6's floors for [`Sent::judge`] exactly when
+    /// its payloads, measured, are: also when its compact JSON is short
+    /// enough for them not to be measured. The payloads of `<` (six bytes
+    /// encoded for each one written) sit on both sides of the floor, and of
+    /// the length under which they are not measured.
+    #[test]
+    fn payloads_left_unmeasured_are_within_the_floors() {
+        let of = |text: String| {
+            let case = json!({"calls": [{"tool_call_id": "c1", "result": {"success": true,
+                "artifacts": [{"type": "t", "payload": {"s": text}}]}}]});
+            Case::from_json(case.to_string().as_bytes()).unwrap()
+        };
+        let sixth = model::floors::PAYLOAD_BYTES / model::ENCODED_PER_BYTE;
+        let crafted = [sixth - 200, sixth - 20, sixth + 100, 2 * sixth]
+            .map(|n| of("<".repeat(n)))
+            .into_iter()
+            .chain([of("x".repeat(model::floors::PAYLOAD_BYTES))]);
+        let (mut over, mut under) = (0, 0);
+        for case in crafted.chain(gen::cases(9).take(2000)) {
+            let measured = !model::floor_reasons(&case, &model::encoded_len).is_empty();
+            let mut sent = Sent::new(case, ProseMode::DataOnly);
+            sent.written = Some(serde_json::to_vec(&sent.case).unwrap().len());
+            let judged = sent.judge(Read::AsExpected, Options::default()).unwrap();
+            assert_eq!(
+                judged.over_floors,
+                measured,
+                "{:.200}",
+                serde_json::to_string(&sent.case).unwrap()
+            );
+            over += usize::from(measured);
+            under += usize::from(!measured && sent.written > Some(sixth));
+        }
+        assert!(
+            over >= 3 && under >= 1,
+            "{over} over the floors, {under} within them unskipped"
+        );
     }
 
     /// The marked sibling written from the case's bytes is the bytes

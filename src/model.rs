@@ -303,6 +303,9 @@ pub fn floor_reasons(case: &Case, size: &dyn Fn(&Value) -> usize) -> Vec<String>
 /// default, and `<`, `>`, `&`, `'`, `+` and the backtick as `\uXXXX`, as Go's
 /// `encoding/json` and .NET's `System.Text.Json` do. So no case near a floor
 /// is within it in one language and over it in another.
+///
+/// It is never more than [`ENCODED_PER_BYTE`] times the length of the
+/// value's compact JSON.
 pub fn encoded_len(v: &Value) -> usize {
     /// What each byte of UTF-8 costs encoded. A character is charged to its
     /// first byte: `é` (two bytes) and `€` (three) are one UTF-16 unit, 6
@@ -370,6 +373,16 @@ pub fn encoded_len(v: &Value) -> usize {
         }
     }
 }
+
+/// The most [`encoded_len`] charges for a byte of a value's compact JSON:
+/// six, for `<`, `>`, `&`, `'`, `+` and the backtick, which compact JSON
+/// writes as themselves. A two-byte character costs six (`é` as
+/// `\u00e9`), a three-byte one six, a four-byte one twelve; a control
+/// character costs no more than its own escape takes; quotes, brackets,
+/// separators, numbers, `null` and booleans cost what they take. So a case
+/// whose compact JSON is at most a sixth of [`floors::PAYLOAD_BYTES`] long
+/// is within every byte floor, however its payloads encode.
+pub const ENCODED_PER_BYTE: usize = 6;
 
 /// Compact JSON with every object's keys sorted, numbers as their own digits.
 pub fn sorted_compact_json(v: &Value) -> String {

@@ -1,7 +1,7 @@
 //! The model's edges, exactly: RT-TOOL-6's floors at their boundaries, and
 //! the longest plausible encoding they are measured in.
 
-use rt_tool_3::model::{encoded_len, floors, zone, Zone};
+use rt_tool_3::model::{encoded_len, floors, zone, Zone, ENCODED_PER_BYTE};
 use rt_tool_3::wire::Case;
 use serde_json::{json, Value};
 
@@ -99,6 +99,36 @@ fn encoded_len_of_a_character_anywhere_in_a_long_string() {
             "70 of U+{:04X}",
             u32::from(c)
         );
+    }
+}
+
+/// `encoded_len` charges at most [`ENCODED_PER_BYTE`] for each byte of a
+/// value's compact JSON (`diff` leaves a case that short unmeasured): for
+/// 64 of every Unicode scalar value in a string and in a key, and for every
+/// result of generated cases. `<` reaches the bound.
+#[test]
+fn encoded_len_is_at_most_six_bytes_for_each_byte_written() {
+    let within = |v: &Value| {
+        let written = serde_json::to_vec(v).expect("json").len();
+        assert!(
+            encoded_len(v) <= ENCODED_PER_BYTE * written,
+            "{:.80}: {} > {ENCODED_PER_BYTE} × {written}",
+            v.to_string(),
+            encoded_len(v)
+        );
+        encoded_len(v) as f64 / written as f64
+    };
+    let mut dearest: f64 = 0.0;
+    for c in (0..=0x10_ffff).filter_map(char::from_u32) {
+        let run = c.to_string().repeat(64);
+        dearest = dearest.max(within(&Value::String(run.clone())));
+        within(&json!({ run: null }));
+    }
+    assert!(dearest > 5.5, "the dearest run costs {dearest} a byte");
+    for case in rt_tool_3::gen::cases(4).take(2000) {
+        for call in &case.calls {
+            within(&call.result);
+        }
     }
 }
 

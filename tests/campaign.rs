@@ -228,10 +228,16 @@ fn the_tally_counts_each_judged_case_for_what_it_bears_on() {
 /// 1000` (about 1 % of cases take the rarest branches, so 1,000 cases
 /// reach every one); a version whose stream did not change pins the same
 /// hash as the one before it.
-const STREAMS: &[(&str, &str)] = &[(
-    "0.4.0",
-    "450064d007e1a503b6d53894bd3e38d88abab7339ea5b57bcede41ffc51cc063",
-)];
+const STREAMS: &[(&str, &str)] = &[
+    (
+        "0.4.0",
+        "450064d007e1a503b6d53894bd3e38d88abab7339ea5b57bcede41ffc51cc063",
+    ),
+    (
+        "0.5.0",
+        "450064d007e1a503b6d53894bd3e38d88abab7339ea5b57bcede41ffc51cc063",
+    ),
+];
 
 #[test]
 fn a_version_draws_the_stream_it_pinned() {

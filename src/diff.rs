@@ -1143,10 +1143,7 @@ impl Sent {
         let small = self.written.is_some_and(|n| {
             n.saturating_mul(model::ENCODED_PER_BYTE) <= model::floors::PAYLOAD_BYTES
         });
-        let size: &dyn Fn(&Value) -> usize = match small {
-            true => &|_| 0,
-            false => &model::encoded_len,
-        };
+        let size: &dyn Fn(&Value) -> usize = if small { &|_| 0 } else { &model::encoded_len };
         let floors = model::floor_reasons(&self.case, size);
         let replies = match replies {
             Read::Replies(replies) => replies,

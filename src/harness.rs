@@ -312,11 +312,11 @@ impl Process {
         let replies = (first..=last)
             .zip(0..)
             .map(|(seq, i)| {
-                self.output.source.awaiting(seq, self.seq - seq + 1);
+                self.output.source.awaiting(Some((seq, self.seq - seq + 1)));
                 self.receive(|line| read(line, seq, i))
             })
             .collect();
-        self.output.source.awaiting(0, 0);
+        self.output.source.awaiting(None);
         self.answered = last;
         replies
     }
@@ -544,13 +544,14 @@ pub fn read_reply(line: &[u8], seq: u64) -> Result<Reply, Fault> {
 /// 0.2 ms and writes each reply and its newline apart, `diff --jobs 2`
 /// polled its pipes about three times a case (8,921 polls in 3,024 cases),
 /// which was about a tenth of its CPU, and on this virtual machine also
-/// slowed the adapter, whose every write woke a sleeping reader. Yet while many requests wait in the process's stdin, nothing is
-/// lost by reading later: it goes on answering them. So with `n` requests
-/// in flight and a reply taking `r`, the reader sleeps `r × n / 3` and then
-/// reads all that came, sleeping again if the reply it needs has not: the
-/// process still has two thirds of its queue ahead when the caller wakes
-/// and sends more. With 36 requests in flight at 0.25 ms each, it sleeps
-/// 3 ms and finds about 12 replies.
+/// slowed the adapter, whose every write woke a sleeping reader. Yet while
+/// many requests wait in the process's stdin, nothing is lost by reading
+/// later: it goes on answering them. So with `n` requests in flight and a
+/// reply taking `r`, the reader sleeps `r × n / 3` and then reads all that
+/// came, sleeping again if the reply it needs has not: the process still
+/// has two thirds of its queue ahead when the caller wakes and sends more.
+/// With 36 requests in flight at 0.25 ms each, it sleeps 3 ms and finds
+/// about 12 replies.
 ///
 /// `r` is measured between the times the caller finds nothing to read:
 /// when it found none while waiting for reply 100 and, 6 ms later, none
@@ -836,9 +837,10 @@ trait Source {
     fn read_by(&mut self, buf: &mut [u8], deadline: Instant) -> io::Result<Option<usize>>;
 
     /// What the caller reads for next: the reply to request `seq`, with
-    /// `in_flight` requests unanswered (`0, 0`: nothing in particular).
-    /// A source may let replies gather before reading them ([`Pace`]).
-    fn awaiting(&mut self, _seq: u64, _in_flight: u64) {}
+    /// `in_flight` requests unanswered, as `(seq, in_flight)`, or nothing
+    /// in particular. A source may let replies gather before reading them
+    /// ([`Pace`]).
+    fn awaiting(&mut self, _reply: Option<(u64, u64)>) {}
 }
 
 /// The process's stdout, read without blocking: a read takes what is
@@ -921,8 +923,8 @@ impl Source for Pipe {
         }
     }
 
-    fn awaiting(&mut self, seq: u64, in_flight: u64) {
-        self.awaited = (seq > 0).then_some((seq, in_flight));
+    fn awaiting(&mut self, reply: Option<(u64, u64)>) {
+        self.awaited = reply;
         self.linger = Duration::ZERO;
     }
 }

@@ -297,10 +297,11 @@ mod tests {
         TestRunner::new_with_rng(config, TestRng::from_seed(algorithm, &bytes))
     }
 
-    /// Draws `ours` and `theirs` from runners of the same seed, under the
-    /// stream's runner and under XorShift, ChaCha and PassThrough, and holds them to the same value, the
-    /// same draws after, and the same values along a walk of shrinks that
-    /// simplifies until it cannot and complicates every third step.
+    /// Draws `ours` and `theirs` from runners of the same seed (the
+    /// stream's runner, and runners under XorShift, ChaCha and
+    /// PassThrough), and holds them to the same value, the same draws
+    /// after, and the same values along a walk of shrinks that simplifies
+    /// until it cannot and complicates every third step.
     fn same<A, B>(ours: &A, theirs: &B, seeds: std::ops::Range<u64>)
     where
         A: Strategy,

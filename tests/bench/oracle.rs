@@ -26,6 +26,9 @@
 //!   adapter, bound by CPU, on a two-core machine (target ≥ 1.6×); a ratio
 //!   over N× for N copies is printed as a disturbed run, not as met, and
 //!   beside it the adapter's own two-core ceiling, with no oracle;
+//! - a long run's memory (`memory`): the peak resident set of `diff
+//!   --jobs 2` against `serve` on 100,000 cases, against the same run on
+//!   10,000 (1× when a run's memory does not grow with its length);
 //! - against an older build (`compare`, with `RT_TOOL_3_BASELINE` set to
 //!   its `rt-tool-3`): this build's oracle CPU per case against that
 //!   build's, both driving the older build's `serve`, so that a change to
@@ -34,7 +37,7 @@
 //!   are held to as many seeds' worth of cases.
 //!
 //! `cargo bench -- NAME` runs only the benchmarks named `large`, `small`,
-//! `harness`, `cpu`, `jobs`, `compare`, `hostile-reversed`, `hostile-repeated`,
+//! `harness`, `cpu`, `jobs`, `memory`, `compare`, `hostile-reversed`, `hostile-repeated`,
 //! `hostile-reversed-10x`, `hostile-repeated-10x`, `hostile-foreign` or
 //! `hostile-near` that contain NAME (`hostile` runs the last six).
 //!
@@ -160,6 +163,9 @@ fn main() {
     if wanted("jobs") {
         jobs(&dir);
     }
+    if wanted("memory") {
+        memory();
+    }
     if wanted("compare") {
         compare(&dir);
     }
@@ -257,6 +263,52 @@ fn peak_rss_kb(program: &str, args: &[&str]) -> u64 {
         .last()
         .and_then(|l| l.parse().ok())
         .unwrap_or(0)
+}
+
+/// A long run's memory against a short one's: the peak resident set of
+/// `diff --jobs 2 --json` against `serve` (the copies' own are smaller, and
+/// GNU time reports the largest) on 100,000 cases and on 10,000, seed 3,
+/// three runs a side in turns, the median of each. A run keeps up to 16
+/// cases in flight a copy, the tally's counts and a divergence only when it
+/// shows a clause not seen before, so the ratio is about 1× however long
+/// the run; one that grows with the cases judged shows here well above it.
+fn memory() {
+    let peak = |cases: u32| -> u64 {
+        let out = Command::new("/usr/bin/time")
+            .args(["-f", "%M", BIN, "diff", "--cases"])
+            .arg(cases.to_string())
+            .args([
+                "--seed",
+                "3",
+                "--jobs",
+                "2",
+                "--json",
+                "--save",
+                "/dev/null",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .output()
+            .expect("/usr/bin/time runs");
+        assert!(out.status.success(), "diff --cases {cases} against serve");
+        String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .last()
+            .and_then(|l| l.trim().parse().ok())
+            .expect("GNU time's peak resident set")
+    };
+    let (mut long, mut short) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        long.push(peak(100_000) as f64);
+        short.push(peak(10_000) as f64);
+    }
+    let (long, short) = (median_f64(&long), median_f64(&short));
+    println!(
+        "peak memory of `diff --jobs 2` against serve, 100,000 cases vs 10,000: {:.1} MiB vs {:.1} MiB = {:.2}× (1× when a run's memory does not grow with its length)",
+        long / 1024.0,
+        short / 1024.0,
+        long / short
+    );
 }
 
 fn small() {

@@ -237,7 +237,7 @@ fn large(dir: &Path) {
         Some(1.0),
     );
 
-    let peak = peak_rss_kb(BIN, &["verdict", f]);
+    let (peak, _) = peak_rss_kb(BIN, &["verdict", f]);
     let r = peak as f64 * 1024.0 / bytes.len() as f64;
     println!(
         "peak memory of `verdict`: {:.1} MB for {:.1} MB in = {r:.2}× (target ≤ 4×: {})",
@@ -247,8 +247,9 @@ fn large(dir: &Path) {
     );
 }
 
-/// The peak resident set of a child process, in KiB, as GNU time reports it.
-fn peak_rss_kb(program: &str, args: &[&str]) -> u64 {
+/// The peak resident set of a child process, in KiB, as GNU time reports it
+/// (0 if it reports none), and how the child exited.
+fn peak_rss_kb(program: &str, args: &[&str]) -> (u64, std::process::ExitStatus) {
     let out = Command::new("/usr/bin/time")
         .args(["-f", "%M"])
         .arg(program)
@@ -257,12 +258,13 @@ fn peak_rss_kb(program: &str, args: &[&str]) -> u64 {
         .stderr(Stdio::piped())
         .output()
         .expect("/usr/bin/time runs");
-    String::from_utf8_lossy(&out.stderr)
+    let peak = String::from_utf8_lossy(&out.stderr)
         .trim()
         .lines()
         .last()
         .and_then(|l| l.parse().ok())
-        .unwrap_or(0)
+        .unwrap_or(0);
+    (peak, out.status)
 }
 
 /// A long run's memory against a short one's: the peak resident set of
@@ -274,28 +276,25 @@ fn peak_rss_kb(program: &str, args: &[&str]) -> u64 {
 /// the run; one that grows with the cases judged shows here well above it.
 fn memory() {
     let peak = |cases: u32| -> u64 {
-        let out = Command::new("/usr/bin/time")
-            .args(["-f", "%M", BIN, "diff", "--cases"])
-            .arg(cases.to_string())
-            .args([
-                "--seed",
-                "3",
-                "--jobs",
-                "2",
-                "--json",
-                "--save",
-                "/dev/null",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .output()
-            .expect("/usr/bin/time runs");
-        assert!(out.status.success(), "diff --cases {cases} against serve");
-        String::from_utf8_lossy(&out.stderr)
-            .lines()
-            .last()
-            .and_then(|l| l.trim().parse().ok())
-            .expect("GNU time's peak resident set")
+        let cases = cases.to_string();
+        let args = [
+            "diff",
+            "--cases",
+            &cases,
+            "--seed",
+            "3",
+            "--jobs",
+            "2",
+            "--json",
+            "--save",
+            "/dev/null",
+        ];
+        let (peak, status) = peak_rss_kb(BIN, &args);
+        assert!(
+            status.success() && peak > 0,
+            "diff --cases {cases} against serve"
+        );
+        peak
     };
     let (mut long, mut short) = (Vec::new(), Vec::new());
     for _ in 0..3 {

@@ -409,7 +409,7 @@ impl Process {
     /// The next line the process printed, read by `read`, waiting for it up
     /// to the timeout ([`Output::next_line`]).
     fn receive<R>(&mut self, read: impl FnOnce(&[u8]) -> Result<R, Fault>) -> Result<R, Fault> {
-        let deadline = Instant::now() + self.limits.timeout;
+        let deadline = deadline_after(self.limits.timeout);
         let end = match self.output.next_line(deadline) {
             Some(Ok(line)) => return read(line),
             Some(Err(end)) => Some(end),
@@ -1044,6 +1044,16 @@ fn write_requests(
 /// ordinary cases fits many times over, and one huge case's buffer is not
 /// held for the rest of the run.
 pub(crate) const SPARE_MAX: usize = 4 << 20;
+
+/// `wait` from now; a wait longer than an `Instant` can reach (a timeout
+/// of [`Duration::MAX`], say) is taken as a century, which is no timeout.
+fn deadline_after(wait: Duration) -> Instant {
+    const CENTURY: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
+    let now = Instant::now();
+    now.checked_add(wait)
+        .or_else(|| now.checked_add(CENTURY))
+        .unwrap_or(now)
+}
 
 /// Waits up to half a second for the child to exit, looking every
 /// millisecond: a child that was told to stop has usually closed its

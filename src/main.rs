@@ -484,10 +484,12 @@ fn run_diff(
             std::env::current_exe().map_err(|e| Fail(format!("cannot find this program: {e}")))?;
         command = vec![me.display().to_string(), "serve".into()];
     }
-    let limits = Limits {
-        timeout: std::time::Duration::from_secs_f64(timeout),
-        max_line,
-    };
+    let timeout = std::time::Duration::try_from_secs_f64(timeout).map_err(|_| {
+        Fail(format!(
+            "--timeout {timeout} is too long to be a number of seconds"
+        ))
+    })?;
+    let limits = Limits { timeout, max_line };
     let mut processes = start_copies(&command, &limits, jobs)?;
     small_pages();
     let campaign = config.campaign();

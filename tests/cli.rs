@@ -433,6 +433,45 @@ fn hostile_input() {
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
 
+/// A `--timeout` too long for a `Duration` is refused in one line; one
+/// that a `Duration` holds but no deadline can reach is no timeout at all,
+/// and the run goes on as usual.
+#[test]
+fn diff_takes_any_timeout_without_a_panic() {
+    let save = std::env::temp_dir().join(format!("rt-tool-3-timeout-{}.json", std::process::id()));
+    let save = save.display().to_string();
+    let diff = |timeout: &str| {
+        let args = [
+            "diff",
+            "--cases",
+            "2",
+            "--seed",
+            "1",
+            "--save",
+            &save,
+            "--timeout",
+            timeout,
+        ];
+        let out = run(&args, b"");
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out.status.code(), err)
+    };
+    for too_long in ["1e300", "1.8446744073709552e19"] {
+        let (code, err) = diff(too_long);
+        assert_eq!(code, Some(2), "{too_long}: {err}");
+        assert_eq!(err.lines().count(), 1, "{too_long}: {err}");
+        assert!(
+            err.contains("--timeout") && err.contains("too long"),
+            "{err}"
+        );
+    }
+    for long in ["1e19", "1e12", "0.5"] {
+        let (code, err) = diff(long);
+        assert_eq!(code, Some(0), "{long}: {err}");
+        assert!(err.is_empty(), "{long}: {err}");
+    }
+}
+
 /// A surrogate pair, an escaped backslash before `ud800` and a plain `\u`
 /// escape are all valid, in `data` and in a payload kept raw.
 #[test]

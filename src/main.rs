@@ -7,6 +7,8 @@
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
 
 use clap::{Parser, Subcommand};
 use rt_tool_3::diff;
@@ -125,6 +127,11 @@ enum Command {
         /// (needs --seed); `rt-tool-3 merge` joins the shards' reports.
         #[arg(long, value_name = "K/N", value_parser = diff::Shard::parse)]
         shard: Option<diff::Shard>,
+        /// Print a progress line on stderr every SECS seconds, and one when
+        /// a divergence is found and when it has shrunk, in a pipe, in CI
+        /// and with --json too (instead of the terminal's bar).
+        #[arg(long, value_name = "SECS")]
+        progress: Option<f64>,
         /// The implementation under test and its arguments.
         #[arg(last = true)]
         command: Vec<String>,
@@ -223,6 +230,7 @@ fn main() -> ExitCode {
             json,
             jobs,
             shard,
+            progress,
             command,
         } => fixed_cases(&replay).and_then(|fixed| {
             let options = Options {
@@ -248,7 +256,12 @@ fn main() -> ExitCode {
                 standing,
                 json,
             };
-            run_diff(config, timeout, max_line, jobs, &files, command)
+            let every = progress.map(progress_every).transpose()?;
+            let limits = Limits {
+                timeout: timeout_of(timeout)?,
+                max_line,
+            };
+            run_diff(config, &limits, jobs, every, &files, command)
         }),
         Command::Merge {
             files,
@@ -466,35 +479,48 @@ fn fixed_cases(replay: &[PathBuf]) -> Result<Vec<diff::Fixed>, Fail> {
     Ok(fixed)
 }
 
+/// `--timeout`: seconds, positive, within what a `Duration` holds.
+fn timeout_of(seconds: f64) -> Result<std::time::Duration, Fail> {
+    seconds_of("--timeout", seconds)
+}
+
+/// `--progress`: seconds between two lines, as `--timeout`.
+fn progress_every(seconds: f64) -> Result<std::time::Duration, Fail> {
+    seconds_of("--progress", seconds)
+}
+
+fn seconds_of(flag: &str, seconds: f64) -> Result<std::time::Duration, Fail> {
+    if !(seconds.is_finite() && seconds > 0.0) {
+        return Err(Fail(format!(
+            "{flag} must be a positive number of seconds, not {seconds:?}"
+        )));
+    }
+    std::time::Duration::try_from_secs_f64(seconds).map_err(|_| {
+        Fail(format!(
+            "{flag} {seconds:?} is too long to be a number of seconds"
+        ))
+    })
+}
+
 fn run_diff(
     config: diff::Config,
-    timeout: f64,
-    max_line: usize,
+    limits: &Limits,
     jobs: usize,
+    every: Option<std::time::Duration>,
     files: &Files,
     mut command: Vec<String>,
 ) -> Result<ExitCode, Fail> {
-    if !(timeout.is_finite() && timeout > 0.0) {
-        return Err(Fail(format!(
-            "--timeout must be a positive number of seconds, not {timeout}"
-        )));
-    }
     if command.is_empty() {
         let me =
             std::env::current_exe().map_err(|e| Fail(format!("cannot find this program: {e}")))?;
         command = vec![me.display().to_string(), "serve".into()];
     }
-    let timeout = std::time::Duration::try_from_secs_f64(timeout).map_err(|_| {
-        Fail(format!(
-            "--timeout {timeout} is too long to be a number of seconds"
-        ))
-    })?;
-    let limits = Limits { timeout, max_line };
-    let mut processes = start_copies(&command, &limits, jobs)?;
+    let mut processes = start_copies(&command, limits, jobs)?;
     small_pages();
     let campaign = config.campaign();
     let total = config.shard.len(campaign.fixed + campaign.generated);
-    let bar = (!files.json && io::stderr().is_terminal()).then(|| {
+    let lines = every.map(|every| Progress::new(every, total));
+    let bar = (lines.is_none() && !files.json && io::stderr().is_terminal()).then(|| {
         let bar = indicatif::ProgressBar::new(total);
         bar.set_style(
             indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases {elapsed} {msg}")
@@ -504,6 +530,9 @@ fn run_diff(
     });
     let mut save_error = None;
     let mut saved = |report: &diff::Report| {
+        if let Some(lines) = &lines {
+            lines.saw(report);
+        }
         if let Some(e) = save(files.save.as_deref(), report) {
             save_error = Some(e);
         }
@@ -512,14 +541,25 @@ fn run_diff(
         if let Some(bar) = &bar {
             bar.set_position(n);
         }
+        if let Some(lines) = &lines {
+            lines.cases.store(n, Ordering::Relaxed);
+        }
     };
-    let report = diff::run(
-        &mut processes,
-        rt_tool_3::gen::case,
-        &config,
-        &mut saved,
-        &progress,
-    );
+    let report = std::thread::scope(|scope| {
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        if let Some(lines) = &lines {
+            scope.spawn(move || lines.tick_until(&stopped));
+        }
+        let report = diff::run(
+            &mut processes,
+            rt_tool_3::gen::case,
+            &config,
+            &mut saved,
+            &progress,
+        );
+        drop(stop);
+        report
+    });
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -571,6 +611,84 @@ fn parse_census(text: &str) -> Result<u64, String> {
             "--census takes a number of cases from 1, not {text:?}"
         )),
     }
+}
+
+/// `diff --progress`: lines on stderr for a run nobody watches on a
+/// terminal, such as a campaign's CI job, whose log must not fall silent
+/// for long. Every `every`, how far the run is; at once, each divergence
+/// found and each one shrunk.
+struct Progress {
+    every: std::time::Duration,
+    total: u64,
+    started: std::time::Instant,
+    /// Cases examined so far.
+    cases: AtomicU64,
+    /// Divergences told as found, and as shrunk.
+    told: std::sync::Mutex<(usize, usize)>,
+}
+
+impl Progress {
+    fn new(every: std::time::Duration, total: u64) -> Progress {
+        Progress {
+            every,
+            total,
+            started: std::time::Instant::now(),
+            cases: AtomicU64::new(0),
+            told: std::sync::Mutex::new((0, 0)),
+        }
+    }
+
+    /// A line every `every` until `stopped` is dropped.
+    fn tick_until(&self, stopped: &std::sync::mpsc::Receiver<()>) {
+        while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(self.every) {
+            let (found, shrunk) = self.told.lock().map_or((0, 0), |t| *t);
+            let seconds = self.started.elapsed().as_secs_f64();
+            let cases = self.cases.load(Ordering::Relaxed);
+            let mut line = format!(
+                "{cases} of {} cases ({:.0} %) in {seconds:.1} s, {:.0} a second, {found} {}",
+                self.total,
+                100.0 * cases as f64 / self.total.max(1) as f64,
+                cases as f64 / seconds.max(1e-9),
+                if found == 1 {
+                    "divergence"
+                } else {
+                    "divergences"
+                },
+            );
+            if shrunk < found {
+                line.push_str(", shrinking one");
+            }
+            tell(&line);
+        }
+    }
+
+    /// Tells each divergence of `report` not told yet as found, and each
+    /// not told yet as shrunk once it has its minimal case.
+    fn saw(&self, report: &diff::Report) {
+        let Ok(mut told) = self.told.lock() else {
+            return;
+        };
+        let (found, shrunk) = &mut *told;
+        for (k, d) in report.divergences.iter().enumerate() {
+            let clauses = d.signature.iter().cloned().collect::<Vec<_>>().join(", ");
+            if k >= *found {
+                tell(&format!("{} diverges ({clauses}); shrinking it", d.origin));
+                *found = k + 1;
+            }
+            if k >= *shrunk && !d.minimal.is_empty() {
+                tell(&format!(
+                    "{} shrunk to a minimal case in {} requests ({clauses})",
+                    d.origin, d.shrink_requests
+                ));
+                *shrunk = k + 1;
+            }
+        }
+    }
+}
+
+/// One progress line on stderr; a stderr gone away is no reason to stop.
+fn tell(line: &str) {
+    let _ = writeln!(io::stderr().lock(), "rt-tool-3 diff: {line}");
 }
 
 /// `--jobs`: a number of copies from 1, or `auto` for one per core.

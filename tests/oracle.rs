@@ -135,6 +135,74 @@ fn conforming_variants_pass() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// `--progress` tells a run nobody watches how far it is, on stderr, in a
+/// pipe and with `--json`: a line every so often, and one as each
+/// divergence is found and as it has shrunk; without it a pipe gets
+/// nothing, and with it stdout is the same report.
+#[test]
+fn progress_lines_tell_a_run_in_a_pipe_how_far_it_is() {
+    let total = 100 + pinned();
+    let lines_of = |out: &Output| -> Vec<String> {
+        let text = String::from_utf8(out.stderr.clone()).expect("utf-8 stderr");
+        text.lines().map(str::to_owned).collect()
+    };
+    let args = ["--cases", "100", "--seed", "3", "--json"];
+    let slow = ["--delay-ms", "1"];
+    let (quiet, _, dir) = diff("progress-off", &args, &slow);
+    let _ = std::fs::remove_dir_all(dir);
+    assert_eq!(quiet.status.code(), Some(0));
+    assert!(quiet.stderr.is_empty(), "{:?}", lines_of(&quiet));
+    let (told, _, dir) = diff(
+        "progress-on",
+        &[&args[..], &["--progress", "0.05"]].concat(),
+        &slow,
+    );
+    let _ = std::fs::remove_dir_all(dir);
+    assert_eq!(told.status.code(), Some(0), "{:?}", lines_of(&told));
+    let report: Value = serde_json::from_slice(&told.stdout).expect("a JSON report");
+    let quiet: Value = serde_json::from_slice(&quiet.stdout).expect("a JSON report");
+    assert_eq!(report["divergences"], quiet["divergences"]);
+    assert_eq!(report["cases"], quiet["cases"]);
+    let lines = lines_of(&told);
+    // 372 requests, each answered after 1 ms: at least 0.37 s, 7 ticks.
+    assert!(lines.len() >= 2, "{lines:?}");
+    let mut last = 0;
+    for line in &lines {
+        let rest = line.strip_prefix("rt-tool-3 diff: ").expect(line);
+        let (done, rest) = rest.split_once(" of ").expect(line);
+        let done: usize = done.parse().expect(line);
+        assert!(rest.starts_with(&format!("{total} cases (")), "{line}");
+        assert!(line.ends_with(", 0 divergences"), "{line}");
+        assert!(done >= last && done <= total, "{line} after {last}");
+        last = done;
+    }
+
+    let (found, _, dir) = diff(
+        "progress-fault",
+        &["--seed", "6", "--json", "--progress", "0.05"],
+        &["--fault", "spoof-id"],
+    );
+    let _ = std::fs::remove_dir_all(dir);
+    assert_eq!(found.status.code(), Some(1), "{:?}", lines_of(&found));
+    let report: Value = serde_json::from_slice(&found.stdout).expect("a JSON report");
+    let divergence = &report["divergences"][0];
+    let origin = divergence["origin"].as_str().expect("an origin");
+    let lines = lines_of(&found);
+    let at = |needle: &str| {
+        let hits: Vec<usize> = (0..lines.len())
+            .filter(|&k| lines[k].contains(needle))
+            .collect();
+        assert_eq!(hits.len(), 1, "{needle}: {lines:?}");
+        hits[0]
+    };
+    let diverges = at(&format!("{origin} diverges (RT-TOOL-3 ¶1); shrinking it"));
+    let shrunk = at(&format!(
+        "{origin} shrunk to a minimal case in {} requests (RT-TOOL-3 ¶1)",
+        divergence["shrink_requests"]
+    ));
+    assert!(diverges < shrunk, "{lines:?}");
+}
+
 /// `diff` against `serve --fault FAULT` finds one bug, attributed to `clause`
 /// alone, saved to disk, and its minimal vectors name the clause; the
 /// standing says the clause is not met, with the counterexample, and every

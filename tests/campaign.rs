@@ -114,6 +114,101 @@ fn eight_shards_merged_are_the_unsharded_run() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// The README's GitHub Actions matrix, its `run:` steps taken from the
+/// README as written and run in bash as Actions runs them (`-eo
+/// pipefail`): eight shards against `serve` with a seeded leak, each step
+/// passing although its shard diverged, then the merge, which ends on the
+/// divergence with a standing and the saved vectors.
+#[test]
+fn the_readme_matrix_runs_as_written() {
+    let readme = include_str!("../README.md");
+    let block = readme
+        .split("```yaml\n")
+        .find(|b| b.starts_with("name: RT-TOOL-3 campaign"))
+        .and_then(|b| b.split("```").next())
+        .expect("the README's campaign matrix");
+    // A step's `run:`, inline or as the `|` block under it.
+    let run_of = |after: &str| -> String {
+        let lines: Vec<&str> = block.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.contains(after))
+            .unwrap_or_else(|| panic!("no step {after:?} in the matrix"));
+        let step = &lines[at..];
+        let (k, run) = step
+            .iter()
+            .enumerate()
+            .find_map(|(k, l)| {
+                let l = l.trim_start();
+                let l = l.strip_prefix("- ").unwrap_or(l);
+                l.strip_prefix("run: ").map(|r| (k, r))
+            })
+            .expect("a run: line");
+        if run != "|" {
+            return run.to_owned();
+        }
+        let indent = step[k].len() - step[k].trim_start().len();
+        step[k + 1..]
+            .iter()
+            .take_while(|l| l.len() - l.trim_start().len() > indent)
+            .map(|l| format!("{}\n", l.trim_start()))
+            .collect()
+    };
+    let diff_step = run_of("name: diff, shard");
+    let merge_step = run_of("rt-tool-3 merge");
+    assert!(
+        diff_step.contains("--shard ${{ matrix.shard }}/8"),
+        "{diff_step}"
+    );
+    assert!(diff_step.contains("./my-adapter"), "{diff_step}");
+    let bin_dir = Path::new(BIN).parent().expect("the binary's directory");
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let dir = dir("readme-matrix");
+    let bash = |script: &str| {
+        Command::new("bash")
+            .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
+            .current_dir(&dir)
+            .env("PATH", &path)
+            .env("SEED", "7")
+            .env("CASES", "40")
+            .output()
+            .expect("bash runs")
+    };
+    let adapter = format!("{BIN} serve {}", LEAK.join(" "));
+    for k in 1..=8 {
+        let script = diff_step
+            .replace("${{ matrix.shard }}", &k.to_string())
+            .replace("./my-adapter", &adapter);
+        let out = bash(&script);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "shard {k}: {script}\n{err}");
+        let report: Value = serde_json::from_slice(
+            &std::fs::read(dir.join(format!("shard-{k}.json"))).expect("the shard's report"),
+        )
+        .expect("a JSON report");
+        assert_eq!(report["campaign"]["shard"]["index"], k);
+    }
+    let out = bash(&merge_step);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{merge_step}\n{text}");
+    assert!(text.contains("RT-TOOL-3 ¶3"), "{text}");
+    let standing = std::fs::read_to_string(dir.join("standing.md")).expect("standing.md");
+    assert!(standing.contains("### RT-TOOL-3 ¶3: not met"), "{standing}");
+    let saved: Value = serde_json::from_slice(
+        &std::fs::read(dir.join("divergences.json")).expect("divergences.json"),
+    )
+    .expect("saved JSON");
+    assert_eq!(
+        saved["divergences"][0]["signature"],
+        serde_json::json!(["RT-TOOL-3 ¶3"])
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 #[test]
 fn merge_refuses_what_is_not_one_campaign() {
     let dir = dir("refuse");

@@ -256,9 +256,9 @@ fn main() -> ExitCode {
                 standing,
                 json,
             };
-            let every = progress.map(progress_every).transpose()?;
+            let every = progress.map(|p| seconds_of("--progress", p)).transpose()?;
             let limits = Limits {
-                timeout: timeout_of(timeout)?,
+                timeout: seconds_of("--timeout", timeout)?,
                 max_line,
             };
             run_diff(config, &limits, jobs, every, &files, command)
@@ -479,16 +479,8 @@ fn fixed_cases(replay: &[PathBuf]) -> Result<Vec<diff::Fixed>, Fail> {
     Ok(fixed)
 }
 
-/// `--timeout`: seconds, positive, within what a `Duration` holds.
-fn timeout_of(seconds: f64) -> Result<std::time::Duration, Fail> {
-    seconds_of("--timeout", seconds)
-}
-
-/// `--progress`: seconds between two lines, as `--timeout`.
-fn progress_every(seconds: f64) -> Result<std::time::Duration, Fail> {
-    seconds_of("--progress", seconds)
-}
-
+/// `--timeout` and `--progress`: seconds, positive, within what a
+/// `Duration` holds.
 fn seconds_of(flag: &str, seconds: f64) -> Result<std::time::Duration, Fail> {
     if !(seconds.is_finite() && seconds > 0.0) {
         return Err(Fail(format!(
@@ -670,20 +662,31 @@ impl Progress {
         };
         let (found, shrunk) = &mut *told;
         for (k, d) in report.divergences.iter().enumerate() {
-            let clauses = d.signature.iter().cloned().collect::<Vec<_>>().join(", ");
             if k >= *found {
-                tell(&format!("{} diverges ({clauses}); shrinking it", d.origin));
+                tell(&format!(
+                    "{} diverges ({}); shrinking it",
+                    d.origin,
+                    clause_ids(d)
+                ));
                 *found = k + 1;
             }
             if k >= *shrunk && !d.minimal.is_empty() {
                 tell(&format!(
-                    "{} shrunk to a minimal case in {} requests ({clauses})",
-                    d.origin, d.shrink_requests
+                    "{} shrunk to a minimal case in {} requests ({})",
+                    d.origin,
+                    d.shrink_requests,
+                    clause_ids(d)
                 ));
                 *shrunk = k + 1;
             }
         }
     }
+}
+
+/// The clause ids (and `errored`) a divergence shows, as a list.
+fn clause_ids(d: &diff::Divergence) -> String {
+    let ids: Vec<&str> = d.signature.iter().map(String::as_str).collect();
+    ids.join(", ")
 }
 
 /// One progress line on stderr; a stderr gone away is no reason to stop.
@@ -840,10 +843,9 @@ fn print_report(
         ));
     }
     for d in &report.divergences {
-        let ids: Vec<&str> = d.signature.iter().map(String::as_str).collect();
         text.push_str(&format!(
             "\nDIVERGENCE {} (first seen in {})\n",
-            ids.join(", "),
+            clause_ids(d),
             d.origin
         ));
         for v in &d.minimal {

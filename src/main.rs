@@ -100,6 +100,10 @@ enum Command {
         /// lines of cases) after the pinned vectors, before generating.
         #[arg(long, value_name = "FILE")]
         replay: Vec<PathBuf>,
+        /// Leave out the pinned vectors: the replays and the generated
+        /// stream alone (what the generators catch on their own).
+        #[arg(long)]
+        no_vectors: bool,
         /// Write a standing to publish, as Markdown, to FILE.
         #[arg(long, value_name = "FILE")]
         standing: Option<PathBuf>,
@@ -222,6 +226,7 @@ fn main() -> ExitCode {
             seed,
             prose,
             replay,
+            no_vectors,
             standing,
             strict_order,
             timeout,
@@ -232,7 +237,7 @@ fn main() -> ExitCode {
             shard,
             progress,
             command,
-        } => fixed_cases(&replay).and_then(|fixed| {
+        } => fixed_cases(!no_vectors, &replay).and_then(|fixed| {
             let options = Options {
                 strict_order,
                 prose,
@@ -468,10 +473,15 @@ struct Files {
     json: bool,
 }
 
-/// The pinned vectors, then each `--replay` file's cases, in order.
-fn fixed_cases(replay: &[PathBuf]) -> Result<Vec<diff::Fixed>, Fail> {
-    let mut fixed =
-        rt_tool_3::replay::pinned().map_err(|e| Fail(format!("the built-in vectors: {e}")))?;
+/// The pinned vectors (unless left out), then each `--replay` file's
+/// cases, in order.
+fn fixed_cases(pinned: bool, replay: &[PathBuf]) -> Result<Vec<diff::Fixed>, Fail> {
+    let mut fixed = match pinned {
+        true => {
+            rt_tool_3::replay::pinned().map_err(|e| Fail(format!("the built-in vectors: {e}")))?
+        }
+        false => Vec::new(),
+    };
     for path in replay {
         let (name, bytes) = read_input(Some(path.clone()))?;
         fixed.extend(rt_tool_3::replay::load(&name, &bytes).map_err(Fail)?);

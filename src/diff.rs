@@ -1028,10 +1028,24 @@ fn flip(exposed: Option<bool>) -> Option<bool> {
     Some(exposed != Some(true))
 }
 
+/// The exposure of whichever of the case and its marked sibling has the
+/// port hidden: the canary sibling's. When those two deliver differently,
+/// the canary sibling, whose artifacts are all new, tells whether the port
+/// hidden that way still delivers: if it does, the difference is not the
+/// exposure's (an artifact delivered once and not again, a cache, a
+/// pairing by content) and each run is judged on its own.
+fn hidden_of(exposed: Option<bool>) -> Option<bool> {
+    match exposed {
+        Some(true) => Some(false),
+        other => other,
+    }
+}
+
 impl Sent {
     fn new(mut case: Case, prose: ProseMode) -> Sent {
         let marked = marked_sibling(&case);
-        let canary = marked.within(&mut case, |m| canary_sibling(m, prose));
+        let mut canary = marked.within(&mut case, |m| canary_sibling(m, prose));
+        canary.case.exposed = hidden_of(case.exposed);
         Sent {
             case,
             marked,
@@ -1221,7 +1235,8 @@ impl Sent {
             shown,
             hidden,
             [self.case.exposed, flip(self.case.exposed)],
-        );
+        )
+        .filter(|_| !self.delivers_while_hidden(&runs[2]));
         let port_run = if differs.is_some() { shown } else { 0 };
         let mut per_run: [Vec<Violation>; 3] = Default::default();
         for run in [port_run, 1 - port_run] {
@@ -1236,7 +1251,10 @@ impl Sent {
         per_run[hidden].extend(differs);
         // The marked sibling's calls are the case's, by id.
         let calls = &self.case.calls;
-        let prose = [&runs[1], &runs[2]].map(|o| judge::contents(o, calls));
+        let prose = [
+            judge::contents(&runs[1], calls),
+            judge::contents(&runs[2], &self.canary.case.calls),
+        ];
         for (run, contents) in [1, 2].into_iter().zip(&prose) {
             per_run[run].extend(self.marked.foreign_markers(calls, contents));
         }
@@ -1245,7 +1263,7 @@ impl Sent {
             calls,
             &prose[0],
             &prose[1],
-            &self.canary.canaries,
+            &self.canary,
         ));
         let mut vectors = Vec::new();
         for (i, violations) in per_run.into_iter().enumerate() {
@@ -1259,6 +1277,17 @@ impl Sent {
             warnings,
             over_floors,
         })
+    }
+
+    /// Whether the canary sibling's outcome, with the port hidden as one of
+    /// the first two runs had it, carries the port and as many artifacts
+    /// as its reference outcome: then the port hidden that way delivers.
+    fn delivers_while_hidden(&self, canary: &Value) -> bool {
+        let expected = model::outcome(&self.canary.case).tool_artifacts.len();
+        canary
+            .get("tool_artifacts")
+            .and_then(Value::as_array)
+            .is_some_and(|a| expected > 0 && a.len() >= expected)
     }
 
     /// The vector of an `errored` reply to sibling `i`, if it counts: on a
@@ -1347,10 +1376,44 @@ fn delivery_differs(
         None => "no tool_artifacts at all".to_owned(),
     };
     let exposure = |e: Option<bool>| e.map_or("null".to_owned(), |b| b.to_string());
+    // Which artifact one run carries and the other does not.
+    let only_in = |x: &[Value], y: &[Value]| {
+        x.iter()
+            .find(|e| {
+                !y.iter()
+                    .any(|f| judge::json_eq(e, f) != judge::Eq::Different)
+            })
+            .map(|e| {
+                let text = |k: &str| {
+                    e.get(k).map_or("?".to_owned(), |v| match v {
+                        Value::String(s) => format!("{s:?}"),
+                        other => other.to_string(),
+                    })
+                };
+                format!(
+                    "the {} artifact of call {}",
+                    text("type"),
+                    text("tool_call_id")
+                )
+            })
+    };
+    let which = match (only_in(a, b), only_in(b, a)) {
+        (Some(e), _) => format!(
+            "; {e} is delivered with exposed: {} and not with exposed: {}",
+            exposure(exposures[shown]),
+            exposure(exposures[hidden])
+        ),
+        (None, Some(e)) => format!(
+            "; {e} is delivered with exposed: {} and not with exposed: {}",
+            exposure(exposures[hidden]),
+            exposure(exposures[shown])
+        ),
+        (None, None) => String::new(),
+    };
     Some(Violation {
         clause: Clause::DeliveryRegardless,
         message: format!(
-            "with exposed: {} the port carries {}, with exposed: {} it carries {}: delivery must not depend on exposure",
+            "with exposed: {} the port carries {}, with exposed: {} it carries {}{which}: delivery must not depend on exposure",
             exposure(exposures[shown]),
             said(&runs[shown]),
             exposure(exposures[hidden]),
@@ -1360,13 +1423,15 @@ fn delivery_differs(
 }
 
 /// ¶3 by siblings: the canary sibling's prose against the marked
-/// sibling's, call by call.
+/// sibling's, call by call. The two differ in nothing the prose may draw
+/// on: the canary sibling's artifacts, decoys, other keys, `error` and call
+/// ids are new, its `data` the same.
 fn prose_siblings(
     zone: &Zone,
     calls: &[Call],
     before: &[Option<&str>],
     after: &[Option<&str>],
-    canaries: &[String],
+    canary: &Canaried,
 ) -> Vec<Violation> {
     let mut found = Vec::new();
     for (i, call) in calls.iter().enumerate() {
@@ -1375,25 +1440,29 @@ fn prose_siblings(
         };
         // Every canary starts with the prefix: a text without it holds
         // none, and is not searched for each.
-        let canary = match text.contains(CANARY) {
-            true => canaries.iter().find(|c| text.contains(c.as_str())),
+        let seen = match text.contains(CANARY) {
+            true => canary.canaries.iter().find(|c| text.contains(c.as_str())),
             false => None,
         };
-        if let Some(canary) = canary {
+        let before = before.get(i).copied().flatten();
+        if let Some(seen) = seen {
             found.push(Violation {
                 clause: Clause::ProseFromData,
                 message: format!(
-                    "with its artifacts, decoys and error swapped for canaries, the prose of call {} contains the canary {canary}: prose comes from data alone",
+                    "with its artifacts, decoys, other keys and error swapped for canaries, the prose of call {} contains the canary {seen}: prose comes from data alone",
                     call.tool_call_id
                 ),
             });
-        } else if *zone == Zone::Strict && before.get(i).copied().flatten() != Some(*text) {
+        } else if *zone == Zone::Strict
+            && before != Some(*text)
+            && before != Some(canary.with_old_ids(text).as_str())
+        {
             found.push(Violation {
                 clause: Clause::ProseFromData,
                 message: format!(
-                    "the prose of call {} changed from {:?} to {:?} when only its artifacts, result-level decoys and error changed",
+                    "the prose of call {} changed from {:?} to {:?} when only its call id, artifacts, result-level keys and error changed, not its data (prose kept by call id, or drawn from more than data)",
                     call.tool_call_id,
-                    before.get(i).copied().flatten().unwrap_or_default(),
+                    before.unwrap_or_default(),
                     text
                 ),
             });
@@ -1549,20 +1618,27 @@ struct Tokens {
 
 impl Tokens {
     fn new(case: &Case, prefix: &str, salt: u64) -> Tokens {
+        let fnv = |h: u64, b: u8| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
         let mut taken = Vec::new();
         let finder = memchr::memmem::Finder::new(prefix);
+        // The content too, not the call ids alone: cases with the same ids
+        // and other results get other tokens, so a runtime that remembers
+        // what it delivered in earlier runs meets new ones. Each string
+        // counts by its length and first bytes: a payload of a megabyte
+        // is not read twice.
+        let mut content = 0xcbf2_9ce4_8422_2325u64;
         for call in &case.calls {
             judge::strings(&call.result, &mut |s| {
-                taken.extend(gen::hex_after(s, &finder))
+                taken.extend(gen::hex_after(s, &finder));
+                content = s.len().to_le_bytes().into_iter().fold(content, fnv);
+                content = s.bytes().take(32).fold(content, fnv);
             });
         }
         let state = case
             .calls
             .iter()
             .flat_map(|c| c.tool_call_id.bytes().chain([0]))
-            .fold(0xcbf2_9ce4_8422_2325u64 ^ salt, |h, b| {
-                (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-            });
+            .fold(content ^ salt, fnv);
         Tokens { taken, state }
     }
 
@@ -1642,13 +1718,49 @@ fn canary_entry(token: &str, spoof: &str, near_miss: String) -> Value {
     Value::Object(entry)
 }
 
+/// `v` with every string in it, at any depth, a fresh canary; keys,
+/// numbers, booleans and nulls kept.
+fn canaried(v: &Value, fresh: &mut impl FnMut() -> String) -> Value {
+    match v {
+        Value::String(_) => Value::String(fresh()),
+        Value::Array(a) => a.iter().map(|x| canaried(x, fresh)).collect(),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, x)| (k.clone(), canaried(x, fresh)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 /// The prefix of the canary sibling's tokens.
 const CANARY: &str = "CANARY";
+
+/// The prefix of the canary sibling's call ids.
+const FRESH_ID: &str = "call_FRESH";
 
 /// A canary sibling and the canaries in it.
 struct Canaried {
     case: Case,
     canaries: Vec<String>,
+    /// Each call's id in the case it was made from, by index: the canary
+    /// sibling's calls have fresh ids.
+    ids: Vec<String>,
+}
+
+impl Canaried {
+    /// `prose` of one of the canary sibling's calls with each call's fresh
+    /// id written back as the id it stands for, so a prose that names its
+    /// own call reads as it would in the case.
+    fn with_old_ids(&self, prose: &str) -> String {
+        self.case
+            .calls
+            .iter()
+            .zip(&self.ids)
+            .fold(prose.to_owned(), |p, (call, old)| {
+                p.replace(&call.tool_call_id, old)
+            })
+    }
 }
 
 /// The canary sibling of `case` (the marked sibling, in `diff`): every
@@ -1665,16 +1777,43 @@ fn canary_sibling(case: &Case, prose: ProseMode) -> Canaried {
         canaries.push(t.clone());
         t
     };
-    let ids: Vec<&String> = case.calls.iter().map(|c| &c.tool_call_id).collect();
+    // Fresh call ids: a call's prose comes from its data alone, so it may
+    // not change with its id, and a runtime that keeps prose by call id
+    // (across the runs of one invocation, or from an earlier case that
+    // used the same ids) shows the prose of another run here.
+    let mut fresh_ids = Tokens::new(case, FRESH_ID, 2);
+    let ids: Vec<String> = case
+        .calls
+        .iter()
+        .map(|_| fresh_ids.fresh(FRESH_ID))
+        .collect();
     let calls = case
         .calls
         .iter()
         .enumerate()
         .map(|(i, call)| {
             let Value::Object(original) = &call.result else {
-                return call.clone();
+                return Call {
+                    tool_call_id: ids[i].clone(),
+                    result: call.result.clone(),
+                };
             };
-            let spoof = ids[(i + 1) % ids.len()];
+            let spoof = &ids[(i + 1) % ids.len()];
+            let count = |v: Option<&Value>| v.and_then(Value::as_array).map_or(0, Vec::len);
+            // Every key but `success`, `data`, `artifacts` and `error` (made
+            // anew below), whatever its name, with each string in it, at
+            // any depth, a canary: nothing in it is `data`.
+            let mut result: serde_json::Map<String, Value> = original
+                .iter()
+                .filter(|(k, _)| *k != "artifacts" && *k != "data")
+                .map(|(k, v)| {
+                    let v = match k.as_str() {
+                        "success" | "error" => v.clone(),
+                        _ => canaried(v, &mut fresh),
+                    };
+                    (k.clone(), v)
+                })
+                .collect();
             let mut entries = |n: usize| -> Value {
                 (0..=n)
                     .map(|_| {
@@ -1683,12 +1822,6 @@ fn canary_sibling(case: &Case, prose: ProseMode) -> Canaried {
                     })
                     .collect()
             };
-            let count = |v: Option<&Value>| v.and_then(Value::as_array).map_or(0, Vec::len);
-            let mut result: serde_json::Map<String, Value> = original
-                .iter()
-                .filter(|(k, _)| *k != "artifacts" && *k != "data")
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
             if let Some(data) = original.get("data") {
                 let data = match data {
                     Value::Object(o) => {
@@ -1719,7 +1852,7 @@ fn canary_sibling(case: &Case, prose: ProseMode) -> Canaried {
                 result.insert("error".into(), Value::String(fresh()));
             }
             Call {
-                tool_call_id: call.tool_call_id.clone(),
+                tool_call_id: ids[i].clone(),
                 result: Value::Object(result),
             }
         })
@@ -1730,6 +1863,7 @@ fn canary_sibling(case: &Case, prose: ProseMode) -> Canaried {
             calls,
         },
         canaries,
+        ids: case.calls.iter().map(|c| c.tool_call_id.clone()).collect(),
     }
 }
 
@@ -1939,10 +2073,10 @@ mod tests {
             bytes.len()
         };
         let strategy = gen::case();
-        let heavy = |c: &Case| size(c) > HEAVY && c.calls.len() > 1;
+        let heavy = |c: &Case| size(c) > HEAVY && c.calls.len() > 1 && shows(c);
         let position = (0..2000)
             .find(|&p| heavy(&gen::case_at(&strategy, 1, p).unwrap()))
-            .expect("a heavy case of several calls in the stream");
+            .expect("a heavy case of several calls over a floor in the stream");
         let first = gen::case_at(&strategy, 1, position).unwrap();
         assert!(shows(&first), "position {position}");
         let mut tried = [Vec::new(), Vec::new()];
@@ -2012,10 +2146,16 @@ mod tests {
             {"tool_call_id": "c1", "result": {"success": true, "data": "d"}},
             {"tool_call_id": "c2", "result": {"success": true, "data": "e"}}]}))
         .unwrap();
-        let canaries = ["CANARY0000000000000001", "CANARY00000000000000ff"].map(str::to_owned);
+        let canary = Canaried {
+            case: case.clone(),
+            canaries: ["CANARY0000000000000001", "CANARY00000000000000ff"]
+                .map(str::to_owned)
+                .to_vec(),
+            ids: vec!["c1".into(), "c2".into()],
+        };
         let found = |after: [Option<&str>; 2]| {
             let before = [Some("d"), Some("e")];
-            prose_siblings(&Zone::Strict, &case.calls, &before, &after, &canaries)
+            prose_siblings(&Zone::Strict, &case.calls, &before, &after, &canary)
         };
         assert!(found([Some("d"), Some("e")]).is_empty());
         let leaked = found([Some("d"), Some("e, see CANARY00000000000000ff.")]);

@@ -18,7 +18,7 @@ pub(super) const INSTRUCTION_TAILS: &[&str] = &[
 /// link, a file, a small record, or the empty object.
 pub(super) fn payload_base() -> BoxedStrategy<Map<String, Value>> {
     one_of![
-        3 => (url(), proptest::option::of(text())).prop_map(|(url, title)| {
+        6 => (url(), proptest::option::of(text())).prop_map(|(url, title)| {
             let mut m = Map::new();
             m.insert("url".into(), url.into());
             if let Some(title) = title {
@@ -26,7 +26,7 @@ pub(super) fn payload_base() -> BoxedStrategy<Map<String, Value>> {
             }
             m
         }),
-        2 => (
+        4 => (
             file_name(),
             select(vec!["application/pdf", "text/csv", "image/png"]),
             0i64..10_000_000
@@ -38,10 +38,59 @@ pub(super) fn payload_base() -> BoxedStrategy<Map<String, Value>> {
                 m.insert("size".into(), size.into());
                 m
             }),
-        2 => vec((key(), json(2)), 0..=3).prop_map(|kv| kv.into_iter().collect()),
-        1 => Just(Map::new()),
+        4 => vec((key(), json(2)), 0..=3).prop_map(|kv| kv.into_iter().collect()),
+        2 => Just(Map::new()),
     ]
     .boxed()
+}
+
+/// An entry whose payload is a file's content, of a size drawn across the
+/// range ([`blob_len`]): `{"type": "file", "payload": {"name": …,
+/// "content": …}}`.
+pub fn blob_entry() -> BoxedStrategy<Value> {
+    (file_name(), blob())
+        .prop_map(|(name, content)| {
+            json!({"type": "file", "payload": {"name": name, "content": content}})
+        })
+        .boxed()
+}
+
+/// The size of a blob: log-uniform from 512 bytes to just over 1 MiB, so
+/// every power of two in between is as likely as the next (a runtime that
+/// caps payloads anywhere in that range meets one). From 2^19 up a payload
+/// is over RT-TOOL-6's 512,000-byte floor.
+pub(super) fn blob_len() -> BoxedStrategy<usize> {
+    (9u32..=20, any::<Index>())
+        .prop_map(|(bits, within)| {
+            let low = 1usize << bits;
+            // The top bucket is kept near its floor: a case of it costs
+            // every request a megabyte.
+            let span = if bits == 20 { low / 16 } else { low };
+            low + within.index(span)
+        })
+        .boxed()
+}
+
+/// A blob of text of [`blob_len`] bytes: a word repeated, and now and then
+/// a character that escapes in some languages, so the encoded size is not
+/// the length.
+pub(super) fn blob() -> BoxedStrategy<String> {
+    (
+        blob_len(),
+        matching("[a-z]{1,8}"),
+        select(vec!["", "é", "/", "<"]),
+    )
+        .prop_map(|(len, word, odd)| {
+            let unit = format!("{word} {odd}");
+            let mut s = unit.repeat(len / unit.len() + 1);
+            let mut cut = len.min(s.len());
+            while !s.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            s.truncate(cut);
+            s
+        })
+        .boxed()
 }
 
 /// A payload without canaries or marks: what a tool might also copy into

@@ -46,16 +46,98 @@ pub fn key() -> BoxedStrategy<String> {
     one_of![4 => matching("[a-z_]{1,8}"), 1 => text()].boxed()
 }
 
-/// A number exact as an IEEE-754 double: a small integer, a quarter
-/// (`-2.75`, `0.5`), or an integer at the edge of exactness (±2^53 − 1).
+/// A number: mostly one exact as an IEEE-754 double (a small integer, a
+/// quarter such as `-2.75`, an integer at the edge of exactness, ±2^53 − 1),
+/// and in about a fifth of numbers one drawn across the whole range
+/// ([`wide_number`]).
 pub fn number() -> BoxedStrategy<Value> {
     one_of![
         4 => (-1000i64..=1000).prop_map(Value::from),
         2 => (-4000i64..=4000).prop_map(quarter),
         1 => select(vec![0i64, 1, -1, 9_007_199_254_740_991, -9_007_199_254_740_991])
             .prop_map(Value::from),
+        2 => wide_number(),
     ]
     .boxed()
+}
+
+/// Numbers at the edges of what a double holds: the least subnormal, the
+/// largest subnormal, the least normal, the largest double, negative zero.
+pub(super) const EDGE_NUMBERS: &[&str] = &[
+    "-0",
+    "-0.0",
+    "5e-324",
+    "4.9406564584124654e-324",
+    "2.225073858507201e-308",
+    "2.2250738585072014E-308",
+    "1.7976931348623157e308",
+    "-1.7976931348623157e+308",
+    "0.30000000000000004",
+    "9007199254740993",
+];
+
+/// A number drawn across the whole range, spelled as a tool might spell it:
+/// 1 to 40 significant digits, the decimal point anywhere, in about half an
+/// exponent of either sign and either case (`1.5E-7`, `2e+30`); a double's
+/// shortest spelling, 15 to 17 significant digits for most; or an edge
+/// ([`EDGE_NUMBERS`]). A number no double holds exactly is rounded by an
+/// implementation that reads numbers as doubles, a warning; one that no
+/// double holds at all (`1e400`) is never drawn here.
+pub fn wide_number() -> BoxedStrategy<Value> {
+    let digits = (
+        any::<bool>(),
+        1u32..=9,
+        vec(0u32..=9, 0..40),
+        any::<Index>(),
+        proptest::option::of((-30i32..=30, any::<bool>(), any::<bool>())),
+    )
+        .prop_map(|(negative, first, rest, point, exponent)| {
+            let mut text = String::new();
+            if negative {
+                text.push('-');
+            }
+            let mut all: Vec<char> = std::iter::once(first)
+                .chain(rest)
+                .map(|d| char::from(b'0' + d as u8))
+                .collect();
+            // A point after the first digit at most: no leading zeros.
+            let at = 1 + point.index(all.len());
+            if at < all.len() {
+                all.insert(at, '.');
+            }
+            text.extend(all);
+            if let Some((e, upper, plus)) = exponent {
+                text.push(if upper { 'E' } else { 'e' });
+                if plus && e >= 0 {
+                    text.push('+');
+                }
+                text.push_str(&e.to_string());
+            }
+            spelled(&text)
+        });
+    let double = any::<u64>().prop_map(|bits| {
+        let x = f64::from_bits(bits);
+        let x = if x.is_finite() { x } else { 0.5 };
+        // Rust writes a double's shortest round-trip spelling, without an
+        // exponent: at most 17 significant digits, many zeros around them.
+        let text = if x != 0.0 && (x.abs() >= 1e21 || x.abs() < 1e-7) {
+            format!("{x:e}")
+        } else {
+            format!("{x}")
+        };
+        spelled(&text)
+    });
+    one_of![
+        5 => digits,
+        3 => double,
+        1 => select(EDGE_NUMBERS).prop_map(spelled),
+    ]
+    .boxed()
+}
+
+/// The number `text` spells, every digit kept.
+fn spelled(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or(Value::Null)
 }
 
 pub(super) fn quarter(q: i64) -> Value {
@@ -112,6 +194,18 @@ pub fn deep(max: usize) -> BoxedStrategy<Value> {
         .boxed()
 }
 
+/// A chain of exactly `n` nested containers ending in a scalar.
+pub fn deep_exactly(n: usize) -> BoxedStrategy<Value> {
+    (vec(any::<bool>(), n), scalar())
+        .prop_map(|(steps, leaf)| {
+            steps.into_iter().fold(leaf, |inner, keyed| match keyed {
+                true => object([("d".to_owned(), inner)]),
+                false => Value::Array(vec![inner]),
+            })
+        })
+        .boxed()
+}
+
 pub(super) fn object(pairs: impl IntoIterator<Item = (String, Value)>) -> Value {
     Value::Object(pairs.into_iter().collect())
 }
@@ -151,6 +245,24 @@ fn make_matching(regex: &str) -> BoxedStrategy<String> {
         Some(pattern) => pattern.boxed(),
         None => shrinks,
     }
+}
+
+/// Prose-sized text: 0 to 65,535 characters, log-uniform over its
+/// lengths (each power of two as likely as the next), words repeated.
+pub fn prose_text() -> BoxedStrategy<String> {
+    (0u32..16, any::<Index>(), text())
+        .prop_map(|(bits, within, word)| {
+            let low = (1usize << bits) - 1;
+            let len = low + within.index(low + 1);
+            let word = if word.is_empty() { "word" } else { &word };
+            let unit = format!("{word} ");
+            let mut t = unit.repeat(len / unit.chars().count() + 1);
+            if let Some((cut, _)) = t.char_indices().nth(len) {
+                t.truncate(cut);
+            }
+            t
+        })
+        .boxed()
 }
 
 /// A URL, at least 20 characters long: `https://example.com/…`.

@@ -52,22 +52,88 @@ pub fn data() -> BoxedStrategy<Option<Value>> {
         1 => Just(None),
         3 => json(3).prop_map(Some),
         1 => deep(20).prop_map(Some),
+        // Rarely, far deeper: 100 to 200 levels, within every parser's
+        // bound (PHP's 512) once the request wraps it.
+        1 => (100usize..=200).prop_flat_map(deep_exactly).prop_map(Some),
         2 => (text(), select(DELIMITERS), text(), any::<bool>()).prop_map(|(a, d, b, wrap)| {
             let s = format!("{a}{d}{b}");
             Some(if wrap { json!({"result": s}) } else { Value::String(s) })
         }),
+        // Prose of every length, and data that reads like an error, which
+        // a runtime may take for a failed call.
+        2 => prose_text().prop_map(|t| Some(json!({"result": t}))),
+        1 => text().prop_map(|t| Some(Value::String(format!("Error: {t}")))),
     ]
     .boxed()
 }
 
+/// Keys other frameworks give a tool's result beside its data: the rule
+/// names none of them, so a runtime may do nothing with them but keep
+/// them out of the prose and off the port.
+pub const FRAMEWORK_KEYS: &[&[&str]] = &[
+    crate::serve::TEXT_KEYS,
+    crate::serve::META_KEYS,
+    crate::serve::ATTACHMENT_KEYS,
+    crate::serve::EXPOSURE_KEYS,
+    crate::serve::ERROR_FLAG_KEYS,
+    &[
+        "toolCallId",
+        "tool_use_id",
+        "call_id",
+        "id",
+        "name",
+        "content_blocks",
+        "structuredContent",
+        "isTruncated",
+    ],
+];
+
+/// A key the rule never names, at a result's top level, with its value:
+/// an arbitrary name holding a string (often prose-sized), an object or a
+/// list; or another framework's key for text, metadata, attachments (a
+/// list of well-formed entries), exposure or failure ([`FRAMEWORK_KEYS`]).
+/// Never `success`, `data`, `error` nor `artifacts`.
+pub fn unknown_key() -> BoxedStrategy<(String, Value)> {
+    let value = one_of![
+        2 => prose_text().prop_map(Value::String),
+        1 => text().prop_map(Value::String),
+        1 => json(2),
+        1 => vec(prose_text().prop_map(Value::String), 0..=3).prop_map(Value::Array),
+    ];
+    let named = |keys: &'static [&'static str]| select(keys).prop_map(str::to_owned);
+    let pair = one_of![
+        4 => (key(), value.clone()),
+        2 => (named(crate::serve::TEXT_KEYS), prose_text().prop_map(Value::String)),
+        2 => (named(crate::serve::META_KEYS), vec((key(), prose_text().prop_map(Value::String)), 1..=3))
+            .prop_map(|(k, kv)| (k, object(kv))),
+        2 => (named(crate::serve::ATTACHMENT_KEYS), vec(well_formed_entry(), 1..=2))
+            .prop_map(|(k, v)| (k, Value::Array(v))),
+        1 => (named(crate::serve::EXPOSURE_KEYS), any::<bool>()).prop_map(|(k, b)| (k, b.into())),
+        1 => (named(crate::serve::ERROR_FLAG_KEYS), proptest::bool::weighted(0.8))
+            .prop_map(|(k, b)| (k, b.into())),
+        1 => (named(FRAMEWORK_KEYS[5]), value),
+    ];
+    pair.prop_map(|(k, v)| match k.as_str() {
+        "success" | "data" | "error" | "artifacts" => (format!("{k}_"), v),
+        _ => (k, v),
+    })
+    .boxed()
+}
+
 /// A result's `artifacts` (`None`: no `artifacts` key): absent, null, empty,
-/// or one to four [`artifact_entry`]s.
+/// one to four [`artifact_entry`]s, or up to two and a [`blob_entry`].
 pub(super) fn artifacts_field() -> BoxedStrategy<Option<Value>> {
     one_of![
         2 => Just(None),
         1 => Just(Some(Value::Null)),
         1 => Just(Some(json!([]))),
         6 => vec(artifact_entry(), 1..=4).prop_map(|v| Some(Value::Array(v))),
+        // A file's content among them, of any size (payload sizes drawn
+        // across their range, not at a few points).
+        1 => (vec(artifact_entry(), 0..=2), blob_entry(), any::<Index>()).prop_map(|(mut v, b, at)| {
+            v.insert(at.index(v.len() + 1), b);
+            Some(Value::Array(v))
+        }),
     ]
     .boxed()
 }
@@ -97,9 +163,17 @@ pub(super) fn marked_result() -> BoxedStrategy<Value> {
             3 => Just(None),
             2 => Just(Some(Value::Null)),
             1 => text().prop_map(|t| Some(Value::String(t))),
+            1 => text().prop_map(|t| Some(Value::String(format!("Error: {t}")))),
         ],
         artifacts_field(),
-        one_of![8 => Just(vec![]), 1 => vec(decoy(), 1..=2)],
+        (
+            one_of![8 => Just(vec![]), 1 => vec(decoy(), 1..=2)],
+            one_of![3 => Just(vec![]), 2 => vec(unknown_key(), 1..=3)],
+        )
+            .prop_map(|(mut decoys, unknown)| {
+                decoys.extend(unknown);
+                decoys
+            }),
         one_of![5 => Just(None), 1 => one_of![url(), file_name()].prop_map(Some)],
         one_of![10 => Just(None), 1 => data_id().prop_map(Some)],
     )

@@ -35,7 +35,24 @@ pub fn tree_at<S: Strategy>(
     seed: u64,
     index: u64,
 ) -> Result<S::Tree, proptest::test_runner::Reason> {
-    strategy.new_tree(&mut runner(seed, index))
+    strategy.new_tree(&mut runner(seed, drawn_at(seed, index)))
+}
+
+/// The position whose case position `index` repeats: itself for most, but
+/// about one position in 32 repeats one of the eight before it, so the
+/// same request comes again later in a run, after others with the same
+/// call ids and other data (a runtime that keeps state between runs meets
+/// its own earlier answer).
+pub fn drawn_at(seed: u64, index: u64) -> u64 {
+    let h = u64::from_le_bytes(
+        seed_bytes(seed ^ 0x5245_5045_4154, index)[..8]
+            .try_into()
+            .unwrap_or_default(),
+    );
+    match (h % 32, index) {
+        (0, 1..) => index - 1 - (h >> 8) % index.min(8),
+        _ => index,
+    }
 }
 
 /// The runner that draws position `index` of seed `seed`'s stream:
@@ -177,21 +194,21 @@ mod tests {
     }
 
     #[test]
-    fn generated_cases_nest_shallowly_and_hold_exact_numbers() {
+    fn generated_cases_nest_within_every_parser_and_hold_finite_numbers() {
         for case in cases(1).take(300) {
-            // The case object, `calls`, the call: three levels above a result.
+            // The case object, `calls`, the call: three levels above a
+            // result; a request wraps it in two more. PHP's bound is 512.
             let deepest = case.calls.iter().map(|c| 3 + depth(&c.result)).max();
-            assert!(deepest.unwrap_or(0) <= 40, "too deep: {case:?}");
+            assert!(deepest.unwrap_or(0) <= 240, "too deep: {case:?}");
             let mut found = Vec::new();
             for call in &case.calls {
                 numbers(&call.result, &mut found);
             }
             for n in found {
+                // Every number is one a double holds, if rounded: none is
+                // past the largest (`1e400` is RT-TOOL-6's, not drawn).
                 let x: f64 = n.to_string().parse().expect("a number parses as a double");
-                assert!(x.is_finite() && x.abs() <= 9_007_199_254_740_991.0, "{n}");
-                assert_eq!((x * 4.0).fract(), 0.0, "{n} is not a quarter");
-                let back: Number = serde_json::from_str(&format!("{x:?}")).unwrap();
-                assert_eq!(back.as_f64(), Some(x), "{n} does not survive a double");
+                assert!(x.is_finite(), "{n}");
             }
         }
     }

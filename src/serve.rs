@@ -14,6 +14,9 @@ use crate::judge::Clause;
 use crate::model;
 use crate::wire::{self, Case};
 
+mod space;
+pub use space::{ATTACHMENT_KEYS, ERROR_FLAG_KEYS, EXPOSURE_KEYS, META_KEYS, TEXT_KEYS};
+
 /// One seeded fault.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Fault {
@@ -190,6 +193,50 @@ pub enum Fault {
     /// floor, where a drop is per artifact and a later one that fits is
     /// still kept (a `break` for a `continue`; breaks `RT-TOOL-6`).
     StopAtOversize,
+    /// Appends the JSON of a result's metadata object (`_meta`, MCP's
+    /// spelling, or `meta`, `metadata`) to its call's prose (breaks
+    /// `RT-TOOL-3 ¶3`: metadata is not `data`).
+    MetaProse,
+    /// Appends a result's text under other frameworks' keys (`text`,
+    /// `output`, `summary`, `observation` …) to its call's prose (breaks
+    /// `RT-TOOL-3 ¶3`).
+    FrameworkTextProse,
+    /// Drops an artifact whose payload is over 65,535 bytes of compact JSON
+    /// (a 64 KiB column, frame or message), far under RT-TOOL-6's 512,000
+    /// (breaks `RT-TOOL-3 ¶1`).
+    CapPayload64k,
+    /// Writes every payload number that has a fraction or an exponent with
+    /// six decimals (`toFixed(6)`, Go's `%f`), so `1.5e-7` becomes 0
+    /// (breaks `RT-TOOL-3 ¶1`).
+    SixDecimals,
+    /// Cuts every payload string to 32,767 characters (a spreadsheet cell,
+    /// a `VARCHAR(32767)`; breaks `RT-TOOL-3 ¶1`).
+    CapStrings,
+    /// Also delivers the well-formed entries of a successful result's
+    /// `attachments`, `files` or `toolArtifacts` list, another framework's
+    /// spelling of artifacts (breaks `RT-TOOL-3 ¶1`: nothing but the call's
+    /// artifacts lands).
+    AttachmentsKey,
+    /// When the author made no choice, takes the port's exposure from a
+    /// boolean `exposed`, `visible` or `show_artifacts` in a result (breaks
+    /// `RT-TOOL-3 ¶2`: the tool is not the author).
+    ResultExposure,
+    /// Takes a result with `isError: true` (MCP's spelling) or `is_error:
+    /// true` for failed, whatever its `success`, and delivers none of its
+    /// artifacts (breaks `RT-TOOL-3 ¶1`).
+    ErrorFlagDrops,
+    /// Keeps each call id's first prose and feeds it again to every later
+    /// call with that id, in this run or a later one (a cache keyed by call
+    /// id; breaks `RT-TOOL-3 ¶3`: the prose is not built from this result's
+    /// data).
+    ProseCacheById,
+    /// Drops an artifact equal to one an earlier run delivered (attachments
+    /// de-duplicated across turns of a conversation; breaks `RT-TOOL-3 ¶1`).
+    DedupeAcrossRuns,
+    /// Gives a call whose result equals an earlier call's of the run that
+    /// call's artifacts, id and all (tool output memoized by its content;
+    /// breaks `RT-TOOL-3 ¶1`).
+    MemoByResult,
     /// Exits after a few requests.
     Crash,
     /// Stops answering after a few requests.
@@ -219,13 +266,14 @@ impl Fault {
             | CamelCaseId | LastCallId | CaseInsensitiveKeys | LowercaseType | TrimType
             | DropNullKeys | DropEmptyPayload | EmptyObjectAsArray | ParseJsonStrings
             | StripProtoKeys | Int64AsString | DropUrlInData | DedupeAcrossCalls
-            | ParseArtifactsString => Some(Clause::KeyByKey),
-            ExposedByDefault | ExposeWithArtifacts | AlwaysHidden | StickyExposure => {
-                Some(Clause::NotExposedByDefault)
-            }
+            | ParseArtifactsString | CapPayload64k | SixDecimals | CapStrings | AttachmentsKey
+            | ErrorFlagDrops | DedupeAcrossRuns | MemoByResult => Some(Clause::KeyByKey),
+            ExposedByDefault | ExposeWithArtifacts | AlwaysHidden | StickyExposure
+            | ResultExposure => Some(Clause::NotExposedByDefault),
             LeakPayload | DecoyProse | CountInProse | SwapProse | ErrorInProse
             | FailedErrorProse | ReservedInProse | StringifyResult | ResultMinusArtifacts
-            | ArtifactsWhenEmpty | MergedProse | ResourceLinkProse => Some(Clause::ProseFromData),
+            | ArtifactsWhenEmpty | MergedProse | ResourceLinkProse | MetaProse
+            | FrameworkTextProse | ProseCacheById => Some(Clause::ProseFromData),
             HiddenDrops | StripHidden | DropWhenAuthorHides | DropWhenUndecided => {
                 Some(Clause::DeliveryRegardless)
             }
@@ -288,6 +336,7 @@ pub fn serve(input: impl BufRead, mut output: impl Write, settings: Settings) ->
     let mut runs = 0u64;
     // The last explicit exposure, for [`Fault::StickyExposure`].
     let mut remembered = false;
+    let mut memory = space::Memory::default();
     for line in input.lines() {
         let line = line?;
         if line.trim().is_empty() {
@@ -340,7 +389,14 @@ pub fn serve(input: impl BufRead, mut output: impl Write, settings: Settings) ->
                         json!({"seq": seq, "errored": true, "message": "the run is over its artifact bounds"})
                     }
                     Some(Ok(case)) => {
-                        let mut outcome = outcome(&case, fault);
+                        let mut outcome = match fault {
+                            Some(f) if space::stateful(f) => {
+                                let mut outcome = outcome(&case, None);
+                                space::broken(&case, f, &mut outcome, &mut memory);
+                                outcome
+                            }
+                            _ => outcome(&case, fault),
+                        };
                         if fault == Some(Fault::StickyExposure) {
                             match case.exposed {
                                 Some(choice) => remembered = choice,
@@ -621,6 +677,9 @@ pub fn outcome(case: &Case, fault: Option<Fault>) -> Value {
             if let Some(list) = value["tool_artifacts"].as_array_mut() {
                 list.extend(extra);
             }
+        }
+        Some(f) if space::covers(f) => {
+            space::broken(case, f, &mut value, &mut space::Memory::default())
         }
         Some(f) => rebuilt(case, f, &mut value),
         None => {}

@@ -299,3 +299,42 @@ fn predicates_recognise_their_shape_and_nothing_near_it() {
         ],
     );
 }
+
+/// The generated stream spreads over each dimension's whole range, not a
+/// few points: at `cases --count 10000 --seed 1`, every power-of-two
+/// payload size from 16 B to 1 MiB holds at least 0.3 % of the payloads;
+/// numbers of 15 or more significant digits and exponent forms are each
+/// at least 1 % of the numbers; results carry at least 100 distinct
+/// top-level keys; and at least 3 % of the cases of two or more calls have
+/// two calls with the same result.
+#[test]
+fn the_stream_covers_each_range_on_10000_cases() {
+    let ranges = Census::of(10_000, 1).ranges;
+    let thin: Vec<String> = (4..=20)
+        .filter(|&k| ranges.payload_share(k) < 0.3)
+        .map(|k| format!("2^{k} B: {:.2} %", ranges.payload_share(k)))
+        .collect();
+    assert!(thin.is_empty(), "payload sizes under 0.3 %: {thin:?}");
+    assert!(ranges.digits_at_least(15) >= 1.0, "{}", ranges.markdown());
+    assert!(ranges.exponent_share() >= 1.0, "{}", ranges.markdown());
+    assert!(ranges.result_keys.len() >= 100, "{}", ranges.markdown());
+    assert!(ranges.identical_share() >= 3.0, "{}", ranges.markdown());
+}
+
+/// Significant digits are counted as written: leading and trailing zeros
+/// and the exponent do not count.
+#[test]
+fn significant_digits_are_counted_as_written() {
+    use rt_tool_3::gen::significant_digits;
+    for (text, digits) in [
+        ("0", 1),
+        ("-0.0", 1),
+        ("1.5E-7", 2),
+        ("-0.00120e5", 2),
+        ("9007199254740991", 16),
+        ("100", 1),
+        ("1234567890123456789012345678901234567890", 39),
+    ] {
+        assert_eq!(significant_digits(text), digits, "{text}");
+    }
+}

@@ -63,7 +63,7 @@ pub fn strict_case() -> BoxedStrategy<Case> {
             exposed(),
             raw_calls(),
             proptest::option::weighted(0.08, any::<(Index, Index, Index)>()),
-            proptest::option::weighted(0.06, any::<(Index, Index)>()),
+            proptest::option::weighted(0.08, any::<(Index, Index)>()),
         )
             .prop_map(|(e, mut raw, echo, twin)| {
                 if let Some((from, to, which)) = echo {

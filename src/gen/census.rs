@@ -934,6 +934,8 @@ pub struct Census {
     pub cases: u64,
     /// Each feature's share, in [`features`]' order.
     pub features: Vec<Share>,
+    /// How the cases spread over each dimension ([`Ranges`]).
+    pub ranges: Ranges,
 }
 
 impl Census {
@@ -941,7 +943,9 @@ impl Census {
     pub fn of(n: u64, seed: u64) -> Census {
         let all: Vec<&Feature> = features().collect();
         let mut counts = vec![0u64; all.len()];
+        let mut ranges = Ranges::default();
         for case in cases(seed).take(usize::try_from(n).unwrap_or(usize::MAX)) {
+            ranges.count(&case);
             let seen = Seen::new(&case);
             for (count, feature) in counts.iter_mut().zip(&all) {
                 *count += u64::from((feature.shows)(&seen));
@@ -976,6 +980,7 @@ impl Census {
                     }
                 })
                 .collect(),
+            ranges,
         }
     }
 
@@ -1024,6 +1029,7 @@ impl Census {
                 self.cases
             ));
         }
+        out.push_str(&self.ranges.markdown());
         out
     }
 }

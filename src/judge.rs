@@ -182,14 +182,15 @@ impl Serialize for Violation {
         let mut v = s.serialize_struct("Violation", 3)?;
         v.serialize_field("clause", &self.clause)?;
         v.serialize_field("cite", &self.clause.cite())?;
-        v.serialize_field("message", &self.message)?;
+        // A lone surrogate read from a reply, shown as its escape.
+        v.serialize_field("message", &wire::shown_lone(&self.message))?;
         v.end()
     }
 }
 
 impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.clause, self.message)
+        write!(f, "{}: {}", self.clause, wire::shown_lone(&self.message))
     }
 }
 
@@ -802,7 +803,17 @@ impl<'a> Judge<'a> {
             }
             answering.push(c);
             match message.get("content").and_then(Value::as_str) {
-                Some(content) => contents[c] = Some(content),
+                Some(content) => {
+                    // A string cut between the halves of a surrogate pair
+                    // ([`wire::parse_reply`]): no prose a model can read.
+                    if let Some((_, unit)) = wire::lone_surrogates(content).first() {
+                        let msg = format!(
+                            "the prose of call {id} holds a lone surrogate \\u{unit:04x}: it is not a Unicode string (a string cut between the halves of a surrogate pair, as slicing it by UTF-16 length does)"
+                        );
+                        self.violation(Clause::Protocol, msg);
+                    }
+                    contents[c] = Some(content);
+                }
                 None => {
                     let msg = format!("messages[{i}] (call {id}) has no string content");
                     self.violation(Clause::Protocol, msg);

@@ -689,13 +689,22 @@ impl<'a> Judge<'a> {
                     pool.used[p] = true;
                     let want = &pool.artifacts[p];
                     let at = first_difference(&want.payload, payload).unwrap_or_default();
+                    // A string there cut between the halves of a surrogate
+                    // pair ([`wire::parse_reply`]) is said so.
+                    let cut = payload
+                        .pointer(&at)
+                        .and_then(Value::as_str)
+                        .and_then(|s| wire::lone_surrogates(s).first().map(|&(_, u)| u))
+                        .map_or_else(String::new, |u| {
+                            format!(" (the string there holds a lone surrogate \\u{u:04x}: it is not a Unicode string)")
+                        });
                     let at = if at.is_empty() {
                         "its root".to_string()
                     } else {
                         at
                     };
                     format!(
-                        "tool_artifacts[{i}] (call {id}, type {}) has a payload that differs from the artifact's at {at}: payloads pass through unchanged",
+                        "tool_artifacts[{i}] (call {id}, type {}) has a payload that differs from the artifact's at {at}{cut}: payloads pass through unchanged",
                         want.kind
                     )
                 }

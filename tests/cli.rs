@@ -234,7 +234,7 @@ fn check_exit_codes_and_clause_ids() {
         (
             &["check", case, &lone_payload],
             1,
-            "RT-TOOL-3 ¶1: tool_artifacts[0] (call c1, type link) has a payload that differs from the artifact's at /url",
+            "RT-TOOL-3 ¶1: tool_artifacts[0] (call c1, type link) has a payload that differs from the artifact's at /url (the string there holds a lone surrogate \\udc00: it is not a Unicode string)",
         ),
         (&["check", case, &lone_broken], 2, "invalid outcome in"),
         (&["check", &lone_case, &good], 2, "invalid case in"),

@@ -645,7 +645,14 @@ impl<'a> Judge<'a> {
         {
             pool.used[p] = true;
             let want = &pool.artifacts[p];
-            let shown = |v: &Value| v.pointer(&at).map_or_else(String::new, Value::to_string);
+            // What stands there, cut at 100 characters: it may be anything.
+            let shown = |v: &Value| {
+                let text = v.pointer(&at).map_or_else(String::new, Value::to_string);
+                match text.char_indices().nth(100) {
+                    Some((cut, _)) => format!("{}…", &text[..cut]),
+                    None => text,
+                }
+            };
             let msg = format!(
                 "tool_artifacts[{i}] (call {id}, type {}) is {} of call {id} with {} at {}, a number no IEEE double can hold, delivered as {}: RT-TOOL-6 drops an artifact whose payload does not encode, with a warning, and does not alter it (a payload passes through unchanged, RT-TOOL-3 ¶1)",
                 want.kind,

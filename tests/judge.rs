@@ -854,6 +854,12 @@ fn a_number_no_double_holds_is_dropped_whole_never_altered() {
         ),
         (r#"{"huge": "Infinity", "tenth": 0.1, "k": [1, -1e400]}"#, &[RT6], &[altered]),
         (r#"{"huge": 1e401, "tenth": 0.1, "k": [1, -1e400]}"#, &[RT6], &[altered]),
+        // Whatever stands there is shown cut short.
+        (
+            r#"{"huge": [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40], "tenth": 0.1, "k": [1, -1e400]}"#,
+            &[RT6],
+            &["delivered as [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,3…: RT-TOOL-6"],
+        ),
         // Alongside a rounding elsewhere, still RT-TOOL-6.
         (
             r#"{"huge": null, "tenth": 0.1000000000000000055511151231257827, "k": [1, null]}"#,

@@ -324,6 +324,16 @@ pub enum Variant {
     IntegersAsFloats,
     /// Logs a line on stderr for every request, and answers correctly.
     ChattyStderr,
+    /// Drops, with a warning on stderr, each artifact over a bound set
+    /// exactly at RT-TOOL-6's floors, measured in its own compact JSON: a
+    /// payload over 512,000 bytes, any kept after the 50th, any that no
+    /// longer fits 2,000,000 bytes beside those delivered (a later, smaller
+    /// one still kept).
+    DropAtFloors,
+    /// Writes every payload number in another spelling of the same value,
+    /// `125` as `0.125E3`, `-0.5` as `-0.5E0`, as a serialiser that
+    /// normalises numbers to scientific notation may.
+    RespellNumbers,
 }
 
 /// How a server behaves.
@@ -1110,7 +1120,68 @@ fn vary(case: &Case, variant: Variant, outcome: &mut Value) {
                 restyle(&mut a["payload"], variant);
             }
         }
+        Variant::DropAtFloors => {
+            let (mut count, mut bytes) = (0, 0);
+            let mut list = artifacts(outcome);
+            list.retain(|a| {
+                let size = serde_json::to_string(&a["payload"]).map_or(0, |s| s.len());
+                let keep = size <= model::floors::PAYLOAD_BYTES
+                    && count < model::floors::ARTIFACTS
+                    && bytes + size <= model::floors::RUN_BYTES;
+                if keep {
+                    count += 1;
+                    bytes += size;
+                } else {
+                    eprintln!("rt-tool-3 serve: dropped an artifact of {size} bytes over a bound");
+                }
+                keep
+            });
+            outcome["tool_artifacts"] = Value::Array(list);
+        }
+        Variant::RespellNumbers => {
+            for a in outcome["tool_artifacts"]
+                .as_array_mut()
+                .into_iter()
+                .flatten()
+            {
+                respell(&mut a["payload"]);
+            }
+        }
         Variant::EscapeNonAscii | Variant::EscapeAll | Variant::ChattyStderr => {}
+    }
+}
+
+/// Every number in `v` spelled `0.DIGITS` and an exponent, the same value:
+/// `-12.5e3` as `-0.125E5`.
+fn respell(v: &mut Value) {
+    match v {
+        Value::Object(m) => m.values_mut().for_each(respell),
+        Value::Array(a) => a.iter_mut().for_each(respell),
+        Value::Number(n) => {
+            let text = n.to_string();
+            let (sign, unsigned) = match text.strip_prefix('-') {
+                Some(rest) => ("-", rest),
+                None => ("", text.as_str()),
+            };
+            let (mantissa, exponent) = match unsigned.split_once(['e', 'E']) {
+                Some((m, e)) => (m, e.trim_start_matches('+').parse::<i64>().unwrap_or(0)),
+                None => (unsigned, 0),
+            };
+            let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+            let digits = format!("{int}{frac}");
+            let digits = digits.trim_start_matches('0');
+            let spelled = match digits.is_empty() {
+                true => format!("{sign}0.0E0"),
+                false => {
+                    let e = exponent - frac.len() as i64 + digits.len() as i64;
+                    format!("{sign}0.{digits}E{e}")
+                }
+            };
+            if let Ok(Value::Number(m)) = serde_json::from_str(&spelled) {
+                *n = m;
+            }
+        }
+        _ => {}
     }
 }
 

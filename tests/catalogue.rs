@@ -1,6 +1,6 @@
 //! The fault catalogue: every clause fault of `serve --fault` run through
-//! `diff` at the default 256 cases on ten seeds, each caught and named by
-//! its own clause on at least nine; and the conforming variants of `serve`,
+//! `diff --no-vectors` at the default 256 cases on ten seeds, each caught
+//! and named by its own clause on at least nine by generated cases alone; and the conforming variants of `serve`,
 //! ten seeds of 1,000 cases each, never flagged (nor warned, but for the
 //! variant that reorders artifacts within a call).
 //!
@@ -146,7 +146,9 @@ fn run(fault: Fault, seed: u64) -> Run {
         std::process::id()
     ));
     let seed_text = seed.to_string();
-    let mut args = vec!["--seed", &seed_text, "--json"];
+    // The generated stream alone: a fault only a pinned vector catches is
+    // a blind spot of the generators, and needs a generator change.
+    let mut args = vec!["--seed", &seed_text, "--json", "--no-vectors"];
     if fault == Fault::FailedErrorProse {
         args.extend(["--prose", "letter"]);
     }
@@ -287,7 +289,7 @@ fn every_clause_fault_is_caught_and_named_on_nine_seeds_of_ten() {
         .collect();
     let runs = side_by_side(&jobs, |(f, s)| run(*f, *s));
     let mut table = String::from(
-        "| fault | breaks | seeds caught and named (of 10) | first divergence (median) | clauses cited |\n|---|---|---|---|---|\n",
+        "| fault | breaks | seeds caught and named by generated cases alone (of 10) | first divergence (median) | clauses cited |\n|---|---|---|---|---|\n",
     );
     let mut failures = Vec::new();
     for (fault, runs) in faults.iter().zip(runs.chunks(SEEDS.count())) {
@@ -384,8 +386,9 @@ fn conforming_variants_are_never_flagged() {
         if *variant == Variant::ChattyStderr {
             assert!(err.lines().count() >= 1, "chatty-stderr wrote nothing");
             assert_eq!(out, reference);
-        } else if *variant != Variant::Lift {
-            // Lift changes only a case with the reserved key in `data`.
+        } else if *variant != Variant::Lift && *variant != Variant::DropAtFloors {
+            // Lift changes only a case with the reserved key in `data`,
+            // DropAtFloors only a run over RT-TOOL-6's floors.
             assert_ne!(out, reference, "{args:?} changes nothing");
         }
         variants.push(args.to_vec());

@@ -67,6 +67,18 @@ pub fn data() -> BoxedStrategy<Option<Value>> {
     .boxed()
 }
 
+/// Other frameworks' keys for a call's id, its name and its content.
+pub const CALL_KEYS: &[&str] = &[
+    "toolCallId",
+    "tool_use_id",
+    "call_id",
+    "id",
+    "name",
+    "content_blocks",
+    "structuredContent",
+    "isTruncated",
+];
+
 /// Keys other frameworks give a tool's result beside its data: the rule
 /// names none of them, so a runtime may do nothing with them but keep
 /// them out of the prose and off the port.
@@ -76,16 +88,7 @@ pub const FRAMEWORK_KEYS: &[&[&str]] = &[
     crate::serve::ATTACHMENT_KEYS,
     crate::serve::EXPOSURE_KEYS,
     crate::serve::ERROR_FLAG_KEYS,
-    &[
-        "toolCallId",
-        "tool_use_id",
-        "call_id",
-        "id",
-        "name",
-        "content_blocks",
-        "structuredContent",
-        "isTruncated",
-    ],
+    CALL_KEYS,
 ];
 
 /// A key the rule never names, at a result's top level, with its value:
@@ -111,7 +114,7 @@ pub fn unknown_key() -> BoxedStrategy<(String, Value)> {
         1 => (named(crate::serve::EXPOSURE_KEYS), any::<bool>()).prop_map(|(k, b)| (k, b.into())),
         1 => (named(crate::serve::ERROR_FLAG_KEYS), proptest::bool::weighted(0.8))
             .prop_map(|(k, b)| (k, b.into())),
-        1 => (named(FRAMEWORK_KEYS[5]), value),
+        1 => (named(CALL_KEYS), value),
     ];
     pair.prop_map(|(k, v)| match k.as_str() {
         "success" | "data" | "error" | "artifacts" => (format!("{k}_"), v),

@@ -857,3 +857,61 @@ ref.main()
     assert_eq!(err.lines().count(), 1, "{err}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// What `check` finds of ¶3 in one outcome, `diff` finds on the same case:
+/// over the first 200 generated cases of seed 1 and every stateless ¶3
+/// fault of `serve`, whenever `check` cites ¶3 on the outcome the faulty
+/// server returns for a case, `diff` examining that case against that
+/// server reports a divergence citing ¶3.
+#[test]
+fn diff_finds_every_prose_leak_check_finds_in_one_outcome() {
+    use clap::ValueEnum;
+    use rt_tool_3::harness::{Limits, Process};
+    use rt_tool_3::judge::{self, Clause, Options};
+    use rt_tool_3::serve::{self, Fault};
+    let bin = env!("CARGO_BIN_EXE_rt-tool-3");
+    let faults = Fault::value_variants()
+        .iter()
+        .copied()
+        .filter(|f| f.clause() == Some(Clause::ProseFromData) && *f != Fault::ProseCacheById);
+    let mut agreed = 0;
+    for fault in faults {
+        let name = fault
+            .to_possible_value()
+            .expect("named")
+            .get_name()
+            .to_owned();
+        let command = [bin, "serve", "--fault", &name].map(str::to_owned);
+        let mut process = Process::start(&command, Limits::default()).expect("serve starts");
+        for case in rt_tool_3::gen::cases(1).take(200) {
+            let observed = serve::outcome(&case, Some(fault));
+            let one = judge::judge(&case, &observed, Options::default()).expect("an outcome");
+            if !one
+                .violations
+                .iter()
+                .any(|v| v.clause == Clause::ProseFromData)
+            {
+                continue;
+            }
+            let options = Options {
+                siblings: true,
+                ..Options::default()
+            };
+            let examined =
+                rt_tool_3::diff::examine(&mut process, &case, options).expect("serve answers");
+            let cited = examined
+                .vectors
+                .iter()
+                .flat_map(|v| &v.violations)
+                .any(|v| v.clause == Clause::ProseFromData);
+            assert!(
+                cited,
+                "{name}: check cites ¶3 ({:?}) and diff does not, on {}",
+                one.violations,
+                serde_json::to_string(&case).unwrap_or_default()
+            );
+            agreed += 1;
+        }
+    }
+    assert!(agreed >= 100, "only {agreed} outcomes with a ¶3 finding");
+}

@@ -169,6 +169,9 @@ fn main() {
     if wanted("compare") {
         compare(&dir);
     }
+    if wanted("main-job") {
+        main_job();
+    }
     hostile(&wanted);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -994,5 +997,50 @@ fn speedup(label: &str, many: Duration, one: Duration, target: f64, copies: u32)
         "{label}: {:.1} ms vs {:.1} ms = {s:.2}× the throughput (target ≥ {target}×: {verdict})",
         many.as_secs_f64() * 1e3,
         one.as_secs_f64() * 1e3,
+    );
+}
+
+/// The main job, as a user runs it: the default `diff` (the pinned vectors
+/// and 256 generated cases) against the same build's `serve`, this build
+/// against an older one (`RT_TOOL_3_BASELINE`), on seeds 1 to 10 in turns,
+/// wall time summed. The streams differ between versions, so this is what
+/// a change to the generators costs the user, not a like-for-like run.
+fn main_job() {
+    let Some(base) = std::env::var_os("RT_TOOL_3_BASELINE") else {
+        println!("main-job: skipped; set RT_TOOL_3_BASELINE to an older build's rt-tool-3");
+        return;
+    };
+    let ours = PathBuf::from(BIN);
+    let base = PathBuf::from(base);
+    let run = |oracle: &Path, seed: u32| -> Duration {
+        timed(|| {
+            diff_report(
+                Command::new(oracle)
+                    .args(["diff", "--seed", &seed.to_string()])
+                    .args(["--json", "--save", "/dev/null", "--"])
+                    .arg(oracle)
+                    .arg("serve"),
+            );
+        })
+    };
+    let (mut a, mut b) = (Duration::ZERO, Duration::ZERO);
+    for round in 0..3 {
+        for seed in 1..=10 {
+            // Which build goes first alternates, so neither always meets
+            // a warm cache.
+            if (seed + round) % 2 == 0 {
+                a += run(&ours, seed);
+                b += run(&base, seed);
+            } else {
+                b += run(&base, seed);
+                a += run(&ours, seed);
+            }
+        }
+    }
+    ratio(
+        "main job, default diff against serve, seeds 1-10 three times, this build vs the baseline",
+        a,
+        b,
+        Some(2.0),
     );
 }

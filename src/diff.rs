@@ -22,19 +22,25 @@
 //! 1. the *marked* sibling: the exposure changed (`true` to `false`,
 //!    anything else to `true`, so one of the two has the port exposed) and
 //!    each call's `data` given a marker of its own where it can hold one;
-//! 2. the *canary* sibling: the marked sibling with every result's artifacts
-//!    (and the entries under the reserved `artifacts` key of an object
-//!    `data`) swapped for canaries, one more entry than before, each carrying
-//!    a spoofed `tool_call_id`; result-level decoys set to canaries; the
-//!    `error` of every call that succeeded set to a canary, and under the
-//!    letter of ¶3 that of every call that did not.
+//! 2. the *canary* sibling: the marked sibling with fresh call ids and every
+//!    result's artifacts (and the entries under the reserved `artifacts` key
+//!    of an object `data`) swapped for canaries, one more entry than before,
+//!    each carrying a spoofed `tool_call_id`; every string under every other
+//!    result key (whatever its name, at any depth) and result-level decoys
+//!    set to canaries; the `error` of every call that succeeded set to a
+//!    canary, and under the letter of ¶3 that of every call that did not;
+//!    the port hidden as whichever of 0 and 1 had it hidden.
 //!
 //! ¶4 is judged by comparing 0 and 1: an implementation that drops
 //! artifacts only while the port is hidden is charged with `RT-TOOL-3 ¶4`,
-//! and its artifacts are judged for ¶1 on the exposed run alone. ¶3 is
-//! judged by comparing 1 and 2, which differ in nothing the prose may draw
-//! on: in a strict-zone case no call's prose may change, in any case no
-//! canary may appear, and no call's prose may carry another call's marker.
+//! and its artifacts are judged for ¶1 on the exposed run alone, unless 2,
+//! hidden the same way, delivers all its new artifacts (then the difference
+//! is not the exposure's, and each run is judged on its own). ¶3 is judged
+//! by the leak scan `check` runs, on 0 and 1, and by comparing 1 and 2,
+//! which differ in nothing the prose may draw on: in a strict-zone case no
+//! call's prose may change (its own id read back as the old one), in any
+//! case no canary may appear, and no call's prose may carry another call's
+//! marker.
 //! So a conforming implementation with its own prose rendering or artifact
 //! order passes; `--prose exact` additionally demands the reference
 //! rendering.

@@ -332,6 +332,10 @@ const STREAMS: &[(&str, &str)] = &[
         "0.5.0",
         "450064d007e1a503b6d53894bd3e38d88abab7339ea5b57bcede41ffc51cc063",
     ),
+    (
+        "0.6.0",
+        "4478a78083831d88a00cd6c52e5c3c645f7ba0bf385cbc4c8c36a961d56bdf73",
+    ),
 ];
 
 #[test]

@@ -52,7 +52,17 @@ fn small_pages() {}
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The most bytes read from one input (a case, an outcome, a report to
+    /// merge, a --replay file); past it the command stops with exit 2
+    /// before reading more.
+    #[arg(long, global = true, value_name = "BYTES", default_value_t = MAX_INPUT)]
+    max_input_bytes: u64,
 }
+
+/// The default bound on one input, 1 GiB: a runtime's log of a few hundred
+/// megabytes is read whole, and `check`, whose peak memory is about three
+/// times its inputs, stays within a few GiB.
+const MAX_INPUT: u64 = 1 << 30;
 
 #[derive(Subcommand)]
 enum Command {
@@ -199,6 +209,7 @@ struct Fail(String);
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    INPUT_BOUND.store(cli.max_input_bytes, Ordering::Relaxed);
     let result = match cli.command {
         Command::Verdict { file } => verdict(file),
         Command::Check {
@@ -344,9 +355,13 @@ fn check(case: PathBuf, outcome: PathBuf, options: Options, json: bool) -> Resul
     let (case_name, bytes) = read_input(Some(case))?;
     let case =
         Case::from_json(&bytes).map_err(|e| Fail(format!("invalid case in {case_name}: {e}")))?;
+    // Each input's bytes are let go once parsed: only the parsed values
+    // are held while the outcome is judged.
+    drop(bytes);
     let (name, bytes) = read_input(Some(outcome))?;
     let observed: serde_json::Value = rt_tool_3::wire::parse(&bytes)
         .map_err(|e| Fail(format!("invalid outcome in {name}: {e}")))?;
+    drop(bytes);
     let judgement = judge::judge(&case, &observed, options)
         .map_err(|e| Fail(format!("invalid outcome in {name}: {e}")))?;
     if json {
@@ -898,23 +913,56 @@ fn print_report(
     print(text.as_bytes())
 }
 
-/// Reads a whole input: a file, or stdin for `None` and `-`.
+/// The most bytes [`read_input`] reads from one input (`--max-input-bytes`).
+static INPUT_BOUND: AtomicU64 = AtomicU64::new(MAX_INPUT);
+
+/// Reads a whole input: a file, or stdin for `None` and `-`, at most
+/// [`INPUT_BOUND`] bytes of it. A longer input (`/dev/zero`, a log gone
+/// wrong) is refused after reading one byte past the bound, never held
+/// whole; a regular file is refused by its size before it is read.
 fn read_input(file: Option<PathBuf>) -> Result<(String, Vec<u8>), Fail> {
-    let mut bytes = Vec::new();
-    match file {
+    let bound = INPUT_BOUND.load(Ordering::Relaxed);
+    let (name, source): (String, Box<dyn Read>) = match file {
         Some(path) if path.as_os_str() != "-" => {
             let name = path.display().to_string();
-            bytes = std::fs::read(&path).map_err(|e| Fail(format!("cannot read {name}: {e}")))?;
-            Ok((name, bytes))
+            let file =
+                std::fs::File::open(&path).map_err(|e| Fail(format!("cannot read {name}: {e}")))?;
+            let size = file
+                .metadata()
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| m.len());
+            if size.is_some_and(|size| size > bound) {
+                return Err(over_bound(&name, bound));
+            }
+            (name, Box::new(file))
         }
-        _ => {
-            io::stdin()
-                .lock()
-                .read_to_end(&mut bytes)
-                .map_err(|e| Fail(format!("cannot read stdin: {e}")))?;
-            Ok(("stdin".into(), bytes))
+        _ => ("stdin".into(), Box::new(io::stdin().lock())),
+    };
+    // Read a piece at a time, so that the buffer never grows past the
+    // bound (a `Vec` filled whole would double its room at the bound).
+    let (mut bytes, mut piece) = (Vec::new(), vec![0; 1 << 16]);
+    let mut source = source;
+    loop {
+        let n = match source.read(&mut piece) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Fail(format!("cannot read {name}: {e}"))),
+        };
+        if (bytes.len() + n) as u64 > bound {
+            return Err(over_bound(&name, bound));
         }
+        bytes.extend_from_slice(&piece[..n]);
     }
+    Ok((name, bytes))
+}
+
+/// The one line for an input over the bound.
+fn over_bound(name: &str, bound: u64) -> Fail {
+    Fail(format!(
+        "{name} is over the input bound of {bound} bytes; --max-input-bytes raises it"
+    ))
 }
 
 /// Prints one value as one line of JSON, all at once: nothing partial.

@@ -1398,6 +1398,9 @@ struct Text<'s, 'c> {
     /// The window of `WINDOW` bytes that ends in a match state, if one does
     /// and has longer candidates: found once a state, then looked up.
     long_at: HashMap<StateID, Option<usize>>,
+    /// The last match state met and its entry in `long_at`: a text that
+    /// repeats meets the same one again and again.
+    last: Option<(StateID, Option<usize>)>,
     /// The whole text, kept only when there is no automaton.
     whole: Vec<u8>,
 }
@@ -1420,6 +1423,7 @@ impl<'s, 'c> Text<'s, 'c> {
             found: Vec::new(),
             unfound: HashMap::new(),
             long_at: HashMap::new(),
+            last: None,
             whole: Vec::new(),
         }
     }
@@ -1489,6 +1493,12 @@ impl<'s, 'c> Text<'s, 'c> {
             }
             // A longer candidate is compared wherever its window is: at most
             // one window of `WINDOW` bytes ends here.
+            if let Some((_, long)) = self.last.filter(|&(last, _)| last == state) {
+                if let Some(w) = long {
+                    self.compare(w, bytes, at + 1 - WINDOW);
+                }
+                continue;
+            }
             let long = *self.long_at.entry(state).or_insert_with(|| {
                 (0..automaton.match_len(state))
                     .map(|m| automaton.match_pattern(state, m).as_usize())
@@ -1496,6 +1506,7 @@ impl<'s, 'c> Text<'s, 'c> {
                         self.scan.windows[w].len() == WINDOW && !self.scan.longer[w].is_empty()
                     })
             });
+            self.last = Some((state, long));
             if let Some(w) = long {
                 self.compare(w, bytes, at + 1 - WINDOW);
             }
@@ -1528,6 +1539,7 @@ impl<'s, 'c> Text<'s, 'c> {
                 at,
                 step: 0,
                 repeats_to: at,
+                reach: 0,
             };
             for &s in &self.scan.longer[w] {
                 let (same, n) = common_prefix(strings[s].0.as_bytes(), &text[at..]);
@@ -1536,7 +1548,11 @@ impl<'s, 'c> Text<'s, 'c> {
                     self.found.push(s);
                 } else {
                     group.members.push((s, same));
+                    group.reach = group.reach.max(same);
                 }
+            }
+            if group.members.is_empty() {
+                self.done(w);
             }
             self.unfound.insert(w, group);
             return tally(|work| work.scanned += read);
@@ -1554,12 +1570,7 @@ impl<'s, 'c> Text<'s, 'c> {
         group.at = at;
         // The text must repeat up to and with the byte each candidate
         // stopped at.
-        let reach = group
-            .members
-            .iter()
-            .map(|&(_, same)| same)
-            .max()
-            .unwrap_or(0);
+        let reach = group.reach;
         let need = (at + reach + 1).min(text.len());
         let from = group.repeats_to;
         while group.repeats_to < need && text[group.repeats_to] == text[group.repeats_to - step] {
@@ -1588,7 +1599,27 @@ impl<'s, 'c> Text<'s, 'c> {
             }
             true
         });
+        group.reach = group
+            .members
+            .iter()
+            .map(|&(_, same)| same)
+            .max()
+            .unwrap_or(0);
+        if group.members.is_empty() {
+            self.done(w);
+        }
         tally(|work| work.scanned += read);
+    }
+
+    /// Every candidate of window `w` is found: where the window is met
+    /// again, nothing is left to compare.
+    fn done(&mut self, w: usize) {
+        if let Some((state, Some(last))) = self.last {
+            if last == w {
+                self.last = Some((state, None));
+                self.long_at.insert(state, None);
+            }
+        }
     }
 
     /// The candidate strings found in the text (in no order, maybe twice).
@@ -1616,6 +1647,8 @@ struct Group {
     /// From `at` up to here, each byte of the text is the one `step`
     /// bytes before it.
     repeats_to: usize,
+    /// The most bytes any candidate agreed with the text from `at`.
+    reach: usize,
 }
 
 /// How many bytes `a` and `b` share at their start, and how many bytes of

@@ -14,8 +14,10 @@
 //! - peak memory of `verdict` on the large case, against the input's size
 //!   (target ≤ 4×);
 //! - hostile outcomes: `check`'s work in process (the case and the outcome
-//!   parsed, then judged) on outcomes built to stall a quadratic judge,
-//!   against a bare serde_json parse of the same two files (target ≤ 3×);
+//!   parsed, then judged) on outcomes built to stall a quadratic judge or
+//!   swell its memory, against a bare serde_json parse of the same two
+//!   files (target ≤ 3×), and the `check` command's peak memory against
+//!   the two files' bytes (target ≤ 3× + 50 MB);
 //! - the oracle's own CPU per case (`cpu`): `diff` run in this process
 //!   against `serve`, this process's CPU time (all its threads, not its
 //!   children) against `serve`'s, the child's, for the very same requests
@@ -38,8 +40,11 @@
 //!
 //! `cargo bench -- NAME` runs only the benchmarks named `large`, `small`,
 //! `harness`, `cpu`, `jobs`, `memory`, `compare`, `hostile-reversed`, `hostile-repeated`,
-//! `hostile-reversed-10x`, `hostile-repeated-10x`, `hostile-foreign` or
-//! `hostile-near` that contain NAME (`hostile` runs the last six).
+//! `hostile-reversed-10x`, `hostile-repeated-10x`, `hostile-foreign`,
+//! `hostile-near`, and `hostile-long-data`, `hostile-long-payload`,
+//! `hostile-long-other`, `hostile-shared`, `hostile-calls`, `hostile-keys`,
+//! `hostile-nesting`, each also at half size (`-half`), that contain NAME
+//! (`hostile` runs every hostile one).
 //!
 //! Ratios, not absolute times, are the result: they hold across machines.
 //! Each side of a ratio is the median of several runs, the two sides taken

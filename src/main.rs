@@ -935,27 +935,48 @@ fn read_input(file: Option<PathBuf>) -> Result<(String, Vec<u8>), Fail> {
             if size.is_some_and(|size| size > bound) {
                 return Err(over_bound(&name, bound));
             }
+            if let Some(size) = size {
+                // A regular file within the bound: read into room of its
+                // size (and refused if it grew past the bound meanwhile).
+                let mut bytes = Vec::with_capacity(size as usize);
+                (&file)
+                    .take(bound.saturating_add(1))
+                    .read_to_end(&mut bytes)
+                    .map_err(|e| Fail(format!("cannot read {name}: {e}")))?;
+                if bytes.len() as u64 > bound {
+                    return Err(over_bound(&name, bound));
+                }
+                return Ok((name, bytes));
+            }
             (name, Box::new(file))
         }
         _ => ("stdin".into(), Box::new(io::stdin().lock())),
     };
-    // Read a piece at a time, so that the buffer never grows past the
-    // bound (a `Vec` filled whole would double its room at the bound).
-    let (mut bytes, mut piece) = (Vec::new(), vec![0; 1 << 16]);
+    // Read into pieces of 1 MiB, joined once the end is reached: what is
+    // held never passes the bound (a `Vec` filled whole would hold its old
+    // room and its doubled one at once), and an input over it is refused
+    // after reading one byte past it.
+    const PIECE: usize = 1 << 20;
+    let (mut pieces, mut total) = (Vec::<Vec<u8>>::new(), 0u64);
     let mut source = source;
     loop {
-        let n = match source.read(&mut piece) {
+        if pieces.last().is_none_or(|p| p.len() == PIECE) {
+            pieces.push(Vec::with_capacity(PIECE));
+        }
+        let piece = pieces.last_mut().expect("a piece");
+        let room = PIECE - piece.len();
+        let n = match (&mut source).take(room as u64).read_to_end(piece) {
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(Fail(format!("cannot read {name}: {e}"))),
         };
-        if (bytes.len() + n) as u64 > bound {
+        total += n as u64;
+        if total > bound {
             return Err(over_bound(&name, bound));
         }
-        bytes.extend_from_slice(&piece[..n]);
     }
-    Ok((name, bytes))
+    Ok((name, pieces.concat()))
 }
 
 /// The one line for an input over the bound.

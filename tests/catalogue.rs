@@ -36,7 +36,13 @@ const CAUGHT: usize = 9;
 /// Faults the oracle cannot catch on nine seeds of ten yet, and the case
 /// shape (or the change to `diff`) each waits for. Each is held to being
 /// missed on more than one seed: once it is caught, move it out of here.
-const AWAITING: &[(&str, &str)] = &[];
+const AWAITING: &[(&str, &str)] = &[(
+    "dedupe-across-runs",
+    "canary tokens fresh at every examination: a shrink sends the same case again, with the \
+     same canaries, which a runtime that de-duplicates across runs drops, and the ¶4 test \
+     then reads the canary sibling's shortfall as the exposure's (caught on 10 seeds, named \
+     ¶1 on 7)",
+)];
 
 /// A `diff` run longer than this is killed and fails the test.
 const WATCHDOG: Duration = Duration::from_secs(300);
@@ -153,7 +159,7 @@ fn run(fault: Fault, seed: u64) -> Run {
         args.extend(["--prose", "letter"]);
     }
     let (code, stdout) = diff(&dir, &args, &["--fault", &fault_name]);
-    let report: Value = serde_json::from_slice(&stdout).unwrap_or(Value::Null);
+    let report: Value = rt_tool_3::wire::parse(&stdout).unwrap_or(Value::Null);
     let divergences = report["divergences"]
         .as_array()
         .cloned()
@@ -169,6 +175,9 @@ fn run(fault: Fault, seed: u64) -> Run {
     let mut why = String::new();
     if code != Some(1) {
         why = format!("exit {code:?}");
+    } else if divergences.is_empty() {
+        let start = String::from_utf8_lossy(&stdout[..stdout.len().min(300)]).into_owned();
+        why = format!("exit 1 and no divergence in the report: {start}");
     } else if signature(&divergences[0]) != [clause] {
         why = format!("first divergence {:?}", signature(&divergences[0]));
     } else if let Some(d) = divergences[1..]
@@ -201,7 +210,7 @@ fn run(fault: Fault, seed: u64) -> Run {
             }
         }
         let saved = std::fs::read(dir.join("rt-tool-3-divergences.json")).unwrap_or_default();
-        let saved: Value = serde_json::from_slice(&saved).unwrap_or(Value::Null);
+        let saved: Value = rt_tool_3::wire::parse(&saved).unwrap_or(Value::Null);
         if saved["divergences"][0]["signature"] != divergences[0]["signature"] {
             why = format!("the saved divergences are not the reported ones: {saved}");
         }
@@ -411,7 +420,7 @@ fn conforming_variants_are_never_flagged() {
             &["--seed", &seed_text, "--cases", "1000", "--json"],
             &serve_args,
         );
-        let report: Value = serde_json::from_slice(&stdout).unwrap_or(Value::Null);
+        let report: Value = rt_tool_3::wire::parse(&stdout).unwrap_or(Value::Null);
         let _ = std::fs::remove_dir_all(dir);
         // Another order within a call is a warning, and `reversed` makes
         // some; every other variant's replies are the reference outcomes

@@ -59,7 +59,7 @@ pub fn blob_entry() -> BoxedStrategy<Value> {
 /// every power of two in between is as likely as the next (a runtime that
 /// caps payloads anywhere in that range meets one). From 2^19 up a payload
 /// is over RT-TOOL-6's 512,000-byte floor.
-pub(super) fn blob_len() -> BoxedStrategy<usize> {
+pub fn blob_len() -> BoxedStrategy<usize> {
     (9u32..=20, any::<Index>())
         .prop_map(|(bits, within)| {
             let low = 1usize << bits;
@@ -80,7 +80,7 @@ pub(super) fn blob_len() -> BoxedStrategy<usize> {
 /// A blob of text of [`blob_len`] bytes: a word repeated, and now and then
 /// a character that escapes in some languages, so the encoded size is not
 /// the length.
-pub(super) fn blob() -> BoxedStrategy<String> {
+pub fn blob() -> BoxedStrategy<String> {
     (
         blob_len(),
         matching("[a-z]{1,8}"),

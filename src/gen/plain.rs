@@ -63,7 +63,7 @@ pub fn number() -> BoxedStrategy<Value> {
 
 /// Numbers at the edges of what a double holds: the least subnormal, the
 /// largest subnormal, the least normal, the largest double, negative zero.
-pub(super) const EDGE_NUMBERS: &[&str] = &[
+pub const EDGE_NUMBERS: &[&str] = &[
     "-0",
     "-0.0",
     "5e-324",

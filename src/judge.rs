@@ -237,10 +237,10 @@ pub struct Options {
     pub strict_order: bool,
     /// How the prose is judged.
     pub prose: ProseMode,
-    /// The caller judges ¶4 with sibling cases (as `diff` does), so the
-    /// hint that an artifact missing while the port is hidden may be ¶4 is
-    /// off. The single-outcome leak scan stays on either way: what `check`
-    /// finds in one outcome, `diff` finds on the same case.
+    /// The caller judges ¶3 and ¶4 with sibling cases (as `diff` does), so
+    /// the single-outcome leak check, which must guess what is a leak, is
+    /// off, and so is the hint that an artifact missing while the port is
+    /// hidden may be ¶4.
     pub siblings: bool,
 }
 
@@ -793,11 +793,13 @@ impl<'a> Judge<'a> {
                     .to_string(),
             );
         }
-        let scan = LeakScan::new(self.case, self.options.prose);
-        let mut allowed = vec![0; scan.strings.len()];
+        let scan = (!self.options.siblings).then(|| LeakScan::new(self.case, self.options.prose));
+        let mut allowed = vec![0; scan.as_ref().map_or(0, |s| s.strings.len())];
         for (c, (call, content)) in calls.iter().zip(contents).enumerate() {
             let Some(content) = content else { continue };
-            let leak = scan.first_leak(c, content, &mut allowed);
+            let leak = scan
+                .as_ref()
+                .and_then(|scan| scan.first_leak(c, content, &mut allowed));
             if let Some((secret, whose)) = leak {
                 let msg = format!(
                     "the prose of call {} contains {secret:?}, found only in {whose}: a call's prose comes from its own data alone",

@@ -36,10 +36,10 @@
 //! and its artifacts are judged for ¶1 on the exposed run alone, unless 2,
 //! hidden the same way, delivers all its new artifacts (then the difference
 //! is not the exposure's, and each run is judged on its own). ¶3 is judged
-//! by comparing 1 and 2, which differ in nothing the prose may draw on: in a strict-zone case no
-//! call's prose may change (its own id read back as the old one), in any
-//! case no canary may appear, and no call's prose may carry another call's
-//! marker.
+//! by comparing 1 and 2, which differ in nothing the prose may draw on: in
+//! a strict-zone case no call's prose may change (its own id read back as
+//! the old one), in any case no canary may appear, and no call's prose may
+//! carry another call's marker.
 //! So a conforming implementation with its own prose rendering or artifact
 //! order passes; `--prose exact` additionally demands the reference
 //! rendering.

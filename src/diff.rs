@@ -1403,18 +1403,17 @@ fn delivery_differs(
             })
     };
     let which = match (only_in(a, b), only_in(b, a)) {
-        (Some(e), _) => format!(
+        (Some(e), _) => Some((e, shown, hidden)),
+        (None, Some(e)) => Some((e, hidden, shown)),
+        (None, None) => None,
+    }
+    .map_or_else(String::new, |(e, with, without)| {
+        format!(
             "; {e} is delivered with exposed: {} and not with exposed: {}",
-            exposure(exposures[shown]),
-            exposure(exposures[hidden])
-        ),
-        (None, Some(e)) => format!(
-            "; {e} is delivered with exposed: {} and not with exposed: {}",
-            exposure(exposures[hidden]),
-            exposure(exposures[shown])
-        ),
-        (None, None) => String::new(),
-    };
+            exposure(exposures[with]),
+            exposure(exposures[without])
+        )
+    });
     Some(Violation {
         clause: Clause::DeliveryRegardless,
         message: format!(

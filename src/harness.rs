@@ -653,9 +653,11 @@ fn carries(line: &[u8], seq: u64, outcome: &[u8]) -> bool {
 }
 
 /// The first half of [`read_reply`]: one line (without its newline) as
-/// JSON, or why it is not JSON, with an excerpt of the line.
+/// JSON, or why it is not JSON, with an excerpt of the line. A string
+/// holding a lone surrogate escape is read, marked ([`wire::parse_reply`]),
+/// for the judge: the reply is judged, and the run goes on.
 fn parse_line(line: &[u8]) -> Result<Value, String> {
-    wire::parse::<Value>(line)
+    wire::parse_reply::<Value>(line)
         .map_err(|e| format!("{e}: {}", excerpt(&String::from_utf8_lossy(line))))
 }
 

@@ -9,8 +9,14 @@
 //!
 //! JSON is compared as JSON: object key order does not matter and numbers
 //! compare by value (`1.0` equals `1`). Where an implementation's language
-//! rounds a number (a 40-digit integer, `1e400` read into an IEEE double), the
-//! difference is a [`Judgement::warnings`] entry, not a violation.
+//! rounds a number to the nearest IEEE double (a 40-digit integer,
+//! `0.1000000000000000055511151231257827`), the difference is a
+//! [`Judgement::warnings`] entry, not a violation (RFC 8259 §6 lets an
+//! implementation limit precision). A number no double holds (`1e400`) is
+//! another matter: RT-TOOL-6 drops an artifact whose payload does not encode,
+//! with a warning, and never alters it, so its absence is a warning and the
+//! artifact delivered with `null` (or anything else) in its place breaks
+//! RT-TOOL-6.
 //!
 //! What one outcome cannot show is left to [`crate::diff`], which runs sibling
 //! cases: whether the prose changes with the artifacts alone (¶3) and
@@ -72,7 +78,9 @@ pub enum Clause {
     #[serde(rename = "RT-TOOL-2")]
     Filter,
     /// RT-TOOL-6: what an implementation must still deliver above its
-    /// bounds, and that a run over them is not failed.
+    /// bounds, that an artifact whose payload does not encode is dropped
+    /// whole (never delivered altered), and that a run over them is not
+    /// failed.
     #[serde(rename = "RT-TOOL-6")]
     Bounds,
     /// Not a rule: the outcome is not of the contract's shape (a missing
@@ -129,7 +137,7 @@ impl Clause {
             Clause::DeliveryRegardless => "delivery regardless of exposure",
             Clause::Filter => "malformed entries and calls that did not succeed surface nothing",
             Clause::Bounds => {
-                "above the floors, only what a bound may drop is missing, and the run is not failed"
+                "above the floors only what a bound may drop is missing, an artifact that does not encode is dropped, not altered, and the run is not failed"
             }
             Clause::Protocol => "the outcome has the contract's shape",
         }
@@ -174,14 +182,15 @@ impl Serialize for Violation {
         let mut v = s.serialize_struct("Violation", 3)?;
         v.serialize_field("clause", &self.clause)?;
         v.serialize_field("cite", &self.clause.cite())?;
-        v.serialize_field("message", &self.message)?;
+        // A lone surrogate read from a reply, shown as its escape.
+        v.serialize_field("message", &wire::shown_lone(&self.message))?;
         v.end()
     }
 }
 
 impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.clause, self.message)
+        write!(f, "{}: {}", self.clause, wire::shown_lone(&self.message))
     }
 }
 
@@ -626,7 +635,35 @@ impl<'a> Judge<'a> {
         pool: &mut Pool<'_>,
     ) {
         let calls = &self.case.calls;
-        let msg = match self.source(kind_, payload, hash, id, pool) {
+        let source = self.source(kind_, payload, hash, id, pool);
+        // Something else in place of a number no double holds, and nothing
+        // else changed: not dropped whole, as RT-TOOL-6 drops such an
+        // artifact, but altered.
+        if let Some((p, at)) = matches!(source, Source::Nowhere)
+            .then(|| pool.altered(id, kind_, payload))
+            .flatten()
+        {
+            pool.used[p] = true;
+            let want = &pool.artifacts[p];
+            // What stands there, cut at 100 characters: it may be anything.
+            let shown = |v: &Value| {
+                let text = v.pointer(&at).map_or_else(String::new, Value::to_string);
+                match text.char_indices().nth(100) {
+                    Some((cut, _)) => format!("{}…", &text[..cut]),
+                    None => text,
+                }
+            };
+            let msg = format!(
+                "tool_artifacts[{i}] (call {id}, type {}) is {} of call {id} with {} at {}, a number no IEEE double can hold, delivered as {}: RT-TOOL-6 drops an artifact whose payload does not encode, with a warning, and does not alter it (a payload passes through unchanged, RT-TOOL-3 ¶1)",
+                want.kind,
+                pool.kept_name(p),
+                shown(&want.payload),
+                if at.is_empty() { "its root" } else { &at },
+                shown(payload),
+            );
+            return self.violation(Clause::Bounds, msg);
+        }
+        let msg = match source {
             _ if !self.call_of.contains_key(id) => {
                 if let Some((p, _)) = pool.unused(None, kind_, payload, hash) {
                     pool.used[p] = true;
@@ -659,13 +696,22 @@ impl<'a> Judge<'a> {
                     pool.used[p] = true;
                     let want = &pool.artifacts[p];
                     let at = first_difference(&want.payload, payload).unwrap_or_default();
+                    // A string there cut between the halves of a surrogate
+                    // pair ([`wire::parse_reply`]) is said so.
+                    let cut = payload
+                        .pointer(&at)
+                        .and_then(Value::as_str)
+                        .and_then(|s| wire::lone_surrogates(s).first().map(|&(_, u)| u))
+                        .map_or_else(String::new, |u| {
+                            format!(" (the string there holds a lone surrogate \\u{u:04x}: it is not a Unicode string)")
+                        });
                     let at = if at.is_empty() {
                         "its root".to_string()
                     } else {
                         at
                     };
                     format!(
-                        "tool_artifacts[{i}] (call {id}, type {}) has a payload that differs from the artifact's at {at}: payloads pass through unchanged",
+                        "tool_artifacts[{i}] (call {id}, type {}) has a payload that differs from the artifact's at {at}{cut}: payloads pass through unchanged",
                         want.kind
                     )
                 }
@@ -773,7 +819,17 @@ impl<'a> Judge<'a> {
             }
             answering.push(c);
             match message.get("content").and_then(Value::as_str) {
-                Some(content) => contents[c] = Some(content),
+                Some(content) => {
+                    // A string cut between the halves of a surrogate pair
+                    // ([`wire::parse_reply`]): no prose a model can read.
+                    if let Some((_, unit)) = wire::lone_surrogates(content).first() {
+                        let msg = format!(
+                            "the prose of call {id} holds a lone surrogate \\u{unit:04x}: it is not a Unicode string (a string cut between the halves of a surrogate pair, as slicing it by UTF-16 length does)"
+                        );
+                        self.violation(Clause::Protocol, msg);
+                    }
+                    contents[c] = Some(content);
+                }
                 None => {
                     let msg = format!("messages[{i}] (call {id}) has no string content");
                     self.violation(Clause::Protocol, msg);
@@ -890,6 +946,9 @@ struct Pool<'p> {
     by_artifact: Option<HashMap<(usize, u64), Bucket>>,
     /// By call id and type; built when first needed.
     by_kind: Option<HashMap<(usize, usize), Bucket>>,
+    /// Those whose payload does not encode ([`model::encodable`]), by call
+    /// id and type; built when first needed.
+    unencodable: Option<HashMap<(usize, usize), Bucket>>,
 }
 
 impl<'p> Pool<'p> {
@@ -938,6 +997,7 @@ impl<'p> Pool<'p> {
             by_call,
             by_artifact: None,
             by_kind: None,
+            unencodable: None,
         }
     }
 
@@ -993,6 +1053,27 @@ impl<'p> Pool<'p> {
             index
         });
         by_kind.get_mut(&key)?.first(Some(&self.used), |_| true)
+    }
+
+    /// The first unused artifact of call `id` with this `type` whose
+    /// payload does not encode, if `payload` is that payload with something
+    /// else in place of a number no double holds and no other change; and
+    /// the pointer to the first such place ([`unencodable_replaced`]). One
+    /// comparison at most, so an entry costs what its payload does.
+    fn altered(&mut self, id: &str, kind_: &Value, payload: &Value) -> Option<(usize, String)> {
+        let key = (*self.ids.get(id)?, *self.kinds.get(kind_.as_str()?)?);
+        let (artifacts, numbers) = (self.artifacts, &self.numbers);
+        let index = self.unencodable.get_or_insert_with(|| {
+            let mut index: HashMap<(usize, usize), Bucket> = HashMap::new();
+            for (p, &key) in numbers.iter().enumerate() {
+                if !model::encodable(&artifacts[p].payload) {
+                    index.entry(key).or_default().items.push(p);
+                }
+            }
+            index
+        });
+        let p = index.get_mut(&key)?.first(Some(&self.used), |_| true)?;
+        unencodable_replaced(&artifacts[p].payload, payload).map(|at| (p, at))
     }
 
     /// "artifact 2" of its call: the index among the call's kept artifacts.
@@ -1543,8 +1624,11 @@ pub enum Eq {
     /// Equal as JSON: same structure, numbers equal by value, key order aside.
     Same,
     /// Equal but for numbers that agree only once rounded to a finite IEEE
-    /// double, or a number too large for one observed as `null` (what
-    /// JavaScript's `JSON.stringify` prints for infinity).
+    /// double (`0.1` observed as `0.1000000000000000055511151231257827`, a
+    /// 40-digit integer with its last digits lost). A number no finite
+    /// double holds (`1e400`) rounds to none: observed as `null` (what
+    /// JavaScript's `JSON.stringify` prints for infinity), or as anything
+    /// but itself, it is [`Eq::Different`].
     Lossy,
     /// Different.
     Different,
@@ -1573,7 +1657,6 @@ pub fn json_eq(expected: &Value, observed: &Value) -> Eq {
         (Value::Number(a), Value::Number(b)) if double(a).is_some() && double(a) == double(b) => {
             Eq::Lossy
         }
-        (Value::Number(a), Value::Null) if double(a).is_none() => Eq::Lossy,
         (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
             .iter()
             .zip(b)
@@ -1637,6 +1720,66 @@ fn decimal(text: &str) -> (bool, String, i64) {
     )
 }
 
+/// Where `observed` is `expected` with something else in place of a number
+/// no finite IEEE double holds (`null` for `1e400`, say), when that is all
+/// that differs (numbers elsewhere compared as [`json_eq`] does): the JSON
+/// pointer of the first such place. `None` when nothing was put in place of
+/// such a number, or when anything else differs too.
+pub fn unencodable_replaced(expected: &Value, observed: &Value) -> Option<String> {
+    /// How two values compare, unencodable numbers aside.
+    enum Alike {
+        Same,
+        /// Alike but for what stands in place of unencodable numbers, the
+        /// first at this pointer.
+        Replaced(String),
+        Different,
+    }
+    fn walk(expected: &Value, observed: &Value) -> Alike {
+        tally(|w| w.compared += 1);
+        let at =
+            |k: &str, rest: String| format!("/{}{rest}", k.replace('~', "~0").replace('/', "~1"));
+        // The first replaced place of a run of member comparisons, or
+        // `Different` as soon as one differs.
+        let fold = |pairs: &mut dyn Iterator<Item = (String, Option<(&Value, &Value)>)>| {
+            let mut first = None;
+            for (k, pair) in pairs {
+                match pair.map(|(x, y)| walk(x, y)) {
+                    Some(Alike::Same) => {}
+                    Some(Alike::Replaced(rest)) => {
+                        first.get_or_insert_with(|| at(&k, rest));
+                    }
+                    Some(Alike::Different) | None => return Alike::Different,
+                }
+            }
+            first.map_or(Alike::Same, Alike::Replaced)
+        };
+        match (expected, observed) {
+            (Value::Number(n), _) if n.as_f64().is_none() => match json_eq(expected, observed) {
+                Eq::Different => Alike::Replaced(String::new()),
+                _ => Alike::Same,
+            },
+            (Value::Array(a), Value::Array(b)) if a.len() == b.len() => fold(
+                &mut a
+                    .iter()
+                    .zip(b)
+                    .enumerate()
+                    .map(|(i, (x, y))| (i.to_string(), Some((x, y)))),
+            ),
+            (Value::Object(a), Value::Object(b)) if a.len() == b.len() => {
+                fold(&mut a.iter().map(|(k, x)| (k.clone(), b.get(k).map(|y| (x, y)))))
+            }
+            _ => match json_eq(expected, observed) {
+                Eq::Different => Alike::Different,
+                _ => Alike::Same,
+            },
+        }
+    }
+    match walk(expected, observed) {
+        Alike::Replaced(at) => Some(at),
+        Alike::Same | Alike::Different => None,
+    }
+}
+
 /// The JSON pointer of the first place two values differ (`""` for the
 /// whole value), if they do.
 pub fn first_difference(expected: &Value, observed: &Value) -> Option<String> {
@@ -1692,8 +1835,9 @@ pub fn same_multiset(a: &[Value], b: &[Value]) -> bool {
 /// A hash of a JSON value that agrees with [`json_eq`]: two values it does
 /// not call [`Eq::Different`] hash alike. Numbers hash by the IEEE double
 /// they round to (so `1`, `1.0` and `1e0`, and two numbers equal once
-/// rounded, hash alike), a number no finite double holds hashes as `null`
-/// does, and an object's members hash in any order. Values that differ only
+/// rounded, hash alike), every number no finite double holds hashes alike
+/// (as a kind of its own, not as `null`, which [`json_eq`] never takes for
+/// one), and an object's members hash in any order. Values that differ only
 /// in such numbers share a hash; [`json_eq`] tells them apart.
 ///
 /// The hasher is foldhash's, seeded at random once for the process (the
@@ -1715,7 +1859,7 @@ fn json_hash(v: &Value) -> u64 {
             Value::Number(n) => match n.as_f64() {
                 // -0.0 == 0.0: one hash for both.
                 Some(f) => (1u8, if f == 0.0 { 0 } else { f.to_bits() }).hash(h),
-                None => 0u8.hash(h),
+                None => 6u8.hash(h),
             },
             Value::Bool(b) => (2u8, b).hash(h),
             Value::String(s) => (3u8, s).hash(h),

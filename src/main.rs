@@ -350,7 +350,8 @@ fn check(case: PathBuf, outcome: PathBuf, options: Options, json: bool) -> Resul
     let case =
         Case::from_json(&bytes).map_err(|e| Fail(format!("invalid case in {case_name}: {e}")))?;
     let (name, bytes) = read_input(Some(outcome))?;
-    let observed: serde_json::Value = rt_tool_3::wire::parse(&bytes)
+    // An outcome holding a lone surrogate escape is judged, not refused.
+    let observed: serde_json::Value = rt_tool_3::wire::parse_reply(&bytes)
         .map_err(|e| Fail(format!("invalid outcome in {name}: {e}")))?;
     let judgement = judge::judge(&case, &observed, options)
         .map_err(|e| Fail(format!("invalid outcome in {name}: {e}")))?;
@@ -869,6 +870,8 @@ fn print_report(
             let mut line = |label: &str, value: Result<serde_json::Value, serde_json::Error>| {
                 let (value, shortened) = shown(&value.unwrap_or_default());
                 cut |= shortened;
+                // A lone surrogate the reply held, as the reply wrote it.
+                let value = rt_tool_3::wire::shown_lone(&value);
                 text.push_str(&format!("  {label} {value}\n"));
             };
             line("minimal case:", serde_json::to_value(&v.case));

@@ -255,6 +255,15 @@ pub enum Fault {
     StderrFlood,
     /// Prints each reply twice.
     ExtraLines,
+    /// Cuts each prose that holds a character outside the Basic
+    /// Multilingual Plane (an emoji) between the halves of the first one's
+    /// surrogate pair, keeping the high half: a prose truncated by UTF-16
+    /// length (JavaScript's `slice`) at a budget that falls inside the pair,
+    /// written as a lone `\ud83d` escape (breaks `protocol`: the prose is
+    /// no Unicode string; mirrors anthropics/claude-code#56064, a tool's
+    /// error truncated mid-pair, and vertesia/llumiverse#462,
+    /// `substring(0, maxChars)` splitting a pair).
+    SplitSurrogate,
 }
 
 impl Fault {
@@ -280,6 +289,7 @@ impl Fault {
             KeepMalformed | KeepFailed | TruthySuccess | KeepEmptyType | TypeofObject
             | ErrorMeansFailure | LiftUnfiltered => Some(Clause::Filter),
             DropOverCount | ErrorOverFloors | StopAtOversize => Some(Clause::Bounds),
+            SplitSurrogate => Some(Clause::Protocol),
             Crash | Hang | Garbage | WrongSeq | NoStart | PartialLine | HugeLine | StderrFlood
             | ExtraLines => None,
         }
@@ -433,6 +443,9 @@ pub fn serve(input: impl BufRead, mut output: impl Write, settings: Settings) ->
             }
             _ => reply.to_string(),
         };
+        if fault == Some(Fault::SplitSurrogate) {
+            text = split_surrogates(&reply);
+        }
         text.push('\n');
         if fault == Some(Fault::ExtraLines) {
             text = text.repeat(2);
@@ -441,6 +454,39 @@ pub fn serve(input: impl BufRead, mut output: impl Write, settings: Settings) ->
         output.flush()?;
     }
     Ok(())
+}
+
+/// The text of `reply` with each prose that holds a character outside the
+/// Basic Multilingual Plane cut between the halves of the first one's
+/// surrogate pair ([`Fault::SplitSurrogate`]). serde_json writes no lone
+/// surrogate, so the cut prose ends in a placeholder, and the placeholder
+/// with the string's closing quote becomes the escape of the high half.
+fn split_surrogates(reply: &Value) -> String {
+    let mut reply = reply.clone();
+    let mut cuts = Vec::new();
+    let messages = reply
+        .get_mut("outcome")
+        .and_then(|o| o.get_mut("messages"))
+        .and_then(Value::as_array_mut);
+    for m in messages.into_iter().flatten() {
+        let Some(content) = m.get("content").and_then(Value::as_str) else {
+            continue;
+        };
+        let Some((at, c)) = content.char_indices().find(|(_, c)| c.len_utf16() == 2) else {
+            continue;
+        };
+        let mut halves = [0u16; 2];
+        c.encode_utf16(&mut halves);
+        let placeholder = format!("\u{fdd1}cut {}\u{fdd1}\"", cuts.len());
+        let cut = format!("{}{}", &content[..at], placeholder.trim_end_matches('"'));
+        m["content"] = Value::String(cut);
+        cuts.push((placeholder, halves[0]));
+    }
+    let mut text = reply.to_string();
+    for (placeholder, high) in cuts {
+        text = text.replacen(&placeholder, &format!("\\u{high:04x}\""), 1);
+    }
+    text
 }
 
 /// Strikes with a process fault when its time has come. `Some` ends serving.

@@ -75,7 +75,10 @@ pub struct Judged {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lenient_because: Vec<String>,
     /// How to compare `tool_artifacts`: `multiset` (strict zone: equal as a
-    /// multiset, JSON compared by value); `subset` (lenient zone: each
+    /// multiset, JSON compared by value, but that an artifact whose payload
+    /// holds a number no IEEE double can hold may be missing, dropped with a
+    /// warning by RT-TOOL-6, never delivered with anything in that number's
+    /// place); `subset` (lenient zone: each
     /// observed entry one of `allowed_artifacts`, none twice); `bounded`
     /// (lenient only because the run is over RT-TOOL-6's floors: a
     /// sub-multiset of `expected`'s, missing only artifacts a bound may drop,

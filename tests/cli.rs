@@ -177,6 +177,23 @@ fn check_exit_codes_and_clause_ids() {
             "tool_artifacts":[{"tool_call_id":"c7","payload":{"url":"https://example.com/node/5"},"type":"link"}]}"#,
     );
     let broken = write("broken.json", r#"{"messages": ["#);
+    // A string cut between the halves of a surrogate pair, in the prose and
+    // in a payload: judged, not refused; in a case: refused.
+    let lone_prose = write(
+        "lone-prose.json",
+        r#"{"messages":[{"tool_call_id":"c1","content":"Created node 5 \ud83d"}],"exposed":false,
+            "tool_artifacts":[{"tool_call_id":"c1","payload":{"url":"https://example.com/node/5"},"type":"link"}]}"#,
+    );
+    let lone_payload = write(
+        "lone-payload.json",
+        r#"{"messages":[{"tool_call_id":"c1","content":"Created node 5 (draft)."}],"exposed":false,
+            "tool_artifacts":[{"tool_call_id":"c1","payload":{"url":"https://example.com/node/5\udc00"},"type":"link"}]}"#,
+    );
+    let lone_broken = write("lone-broken.json", r#"{"messages": ["\ud83d"#);
+    let lone_case = write(
+        "lone-case.json",
+        r#"{"calls":[{"tool_call_id":"c1","result":{"success":true,"data":"\ud83d"}}]}"#,
+    );
     let table: &[(&[&str], i32, &str)] = &[
         (
             &["check", case, &good],
@@ -204,6 +221,23 @@ fn check_exit_codes_and_clause_ids() {
             1,
             r#""rule":"RT-TOOL-3","spec_version":"1.0-draft","rule_hash":"f4664b813918","oracle":"rt-tool-3 "#,
         ),
+        (
+            &["check", case, &lone_prose],
+            1,
+            "protocol: the prose of call c1 holds a lone surrogate \\ud83d: it is not a Unicode string",
+        ),
+        (
+            &["check", "--json", case, &lone_prose],
+            1,
+            r#""clause":"protocol","cite":{"rule":null,"paragraph":null},"message":"the prose of call c1 holds a lone surrogate \\ud83d"#,
+        ),
+        (
+            &["check", case, &lone_payload],
+            1,
+            "RT-TOOL-3 ¶1: tool_artifacts[0] (call c1, type link) has a payload that differs from the artifact's at /url (the string there holds a lone surrogate \\udc00: it is not a Unicode string)",
+        ),
+        (&["check", case, &lone_broken], 2, "invalid outcome in"),
+        (&["check", &lone_case, &good], 2, "invalid case in"),
         (&["check", case, &broken], 2, "invalid outcome in"),
         (&["check", &broken, &good], 2, "invalid case in"),
         (

@@ -804,28 +804,103 @@ fn lenient_zone_gets_the_safety_half() {
     );
 }
 
+/// RT-TOOL-6 drops an artifact whose payload does not encode, with a
+/// warning; it does not alter it. So a number no IEEE double holds (`1e400`)
+/// is delivered as written (in any spelling of its value) or its artifact is
+/// missing, with a warning; `null` (what JavaScript's `JSON.stringify`
+/// prints for infinity) or anything else in its place breaks RT-TOOL-6. A
+/// number a double holds only rounded is another thing: RFC 8259 §6 lets an
+/// implementation limit precision, and that is a warning.
 #[test]
-fn numbers_an_ieee_double_cannot_hold_are_a_warning() {
-    let case = json!({"calls": [{"tool_call_id": "c1", "result": {"success": true, "data": null,
-        "artifacts": [{"type": "n", "payload": {"huge": 1}}]}}]});
-    let mut case = case.to_string();
-    case = case.replace(r#""huge":1"#, r#""huge":1e400"#);
-    let case: Value = serde_json::from_str(&case).expect("json");
+fn a_number_no_double_holds_is_dropped_whole_never_altered() {
+    let case: Value = serde_json::from_str(
+        r#"{"calls": [{"tool_call_id": "c1", "result": {"success": true, "data": null,
+        "artifacts": [{"type": "n", "payload": {"huge": 1e400, "tenth": 0.1, "k": [1, -1e400]}}]}}]}"#,
+    )
+    .expect("json");
+    let observed = |payload: &str| {
+        let payload: Value = serde_json::from_str(payload).expect("json");
+        json!({"messages": msgs(&[("c1", "")]), "exposed": false,
+            "tool_artifacts": [{"type": "n", "payload": payload, "tool_call_id": "c1"}]})
+    };
+    let rounded = "precision of an IEEE double";
+    let altered = "a number no IEEE double can hold, delivered as";
+    let rows: &[(&str, &[Clause], &[&str])] = &[
+        // As written, or spelled otherwise with the same value: conforms.
+        (r#"{"huge": 1e400, "tenth": 0.1, "k": [1, -1e400]}"#, &[], &[]),
+        (r#"{"k": [1.0, -10E399], "huge": 1e+400, "tenth": 1e-1}"#, &[], &[]),
+        // Rounded to the nearest double where one is near: a warning.
+        (
+            r#"{"huge": 1e400, "tenth": 0.1000000000000000055511151231257827, "k": [1, -1e400]}"#,
+            &[],
+            &[rounded],
+        ),
+        // Something else in place of the number no double holds: RT-TOOL-6,
+        // at any depth, whatever stands there.
+        (
+            r#"{"huge": null, "tenth": 0.1, "k": [1, -1e400]}"#,
+            &[RT6],
+            &["artifact 0 of call c1 with 1e+400 at /huge, a number no IEEE double can hold, delivered as null"],
+        ),
+        (
+            r#"{"huge": 1e400, "tenth": 0.1, "k": [1, null]}"#,
+            &[RT6],
+            &["with -1e+400 at /k/1"],
+        ),
+        (
+            r#"{"huge": 1.7976931348623157e308, "tenth": 0.1, "k": [1, -1e400]}"#,
+            &[RT6],
+            &["delivered as 1.7976931348623157e+308"],
+        ),
+        (r#"{"huge": "Infinity", "tenth": 0.1, "k": [1, -1e400]}"#, &[RT6], &[altered]),
+        (r#"{"huge": 1e401, "tenth": 0.1, "k": [1, -1e400]}"#, &[RT6], &[altered]),
+        // Whatever stands there is shown cut short.
+        (
+            r#"{"huge": [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40], "tenth": 0.1, "k": [1, -1e400]}"#,
+            &[RT6],
+            &["delivered as [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,3…: RT-TOOL-6"],
+        ),
+        // Alongside a rounding elsewhere, still RT-TOOL-6.
+        (
+            r#"{"huge": null, "tenth": 0.1000000000000000055511151231257827, "k": [1, null]}"#,
+            &[RT6],
+            &["at /huge"],
+        ),
+        // With anything else changed too, it is a changed payload (¶1).
+        (
+            r#"{"huge": null, "tenth": 0.2, "k": [1, -1e400]}"#,
+            &[C1],
+            &["differs from the artifact's at /huge"],
+        ),
+        (r#"{"tenth": 0.1, "k": [1, -1e400]}"#, &[C1], &[]),
+    ];
+    for (payload, clauses, says) in rows {
+        check(&case, observed(payload), DEFAULT, clauses, says);
+    }
+    // Dropped whole: RT-TOOL-6's own drop, a warning.
     check(
         &case,
-        json!({"messages": msgs(&[("c1", "")]), "exposed": false,
-        "tool_artifacts": [{"type": "n", "payload": {"huge": null}, "tool_call_id": "c1"}]}),
+        json!({"messages": msgs(&[("c1", "")]), "exposed": false, "tool_artifacts": []}),
         DEFAULT,
         &[],
-        &["precision of an IEEE double"],
+        &["its payload holds a number no IEEE double can hold"],
     );
+    // The altered one is told apart from another of its call and type that
+    // encodes, whichever comes first: the other missing is ¶1.
+    let two: Value = serde_json::from_str(
+        r#"{"calls": [{"tool_call_id": "c1", "result": {"success": true, "data": null,
+        "artifacts": [{"type": "n", "payload": {"huge": 1}}, {"type": "n", "payload": {"huge": 1e400}}]}}]}"#,
+    )
+    .expect("json");
     check(
-        &case,
-        json!({"messages": msgs(&[("c1", "")]), "exposed": false,
-        "tool_artifacts": [{"type": "n", "payload": {"huge": 1e300}, "tool_call_id": "c1"}]}),
+        &two,
+        observed(r#"{"huge": null}"#),
         DEFAULT,
-        &[C1],
-        &["differs from the artifact's at /huge"],
+        &[RT6, C1],
+        &[
+            "artifact 1 of call c1 with 1e+400 at /huge",
+            "artifact 0 of call c1 (n {\"huge\":1}) is missing",
+        ],
     );
 }
 
@@ -855,7 +930,10 @@ fn json_compares_by_value() {
         ("-1", "1", Eq::Different),
         ("0.1", "0.10000000000000001", Eq::Lossy),
         ("9007199254740993", "9007199254740992", Eq::Lossy),
-        ("1e400", "null", Eq::Lossy),
+        ("1e400", "null", Eq::Different),
+        ("1e400", "1e+400", Eq::Same),
+        ("-1e400", "-10e399", Eq::Same),
+        ("1e400", "-1e400", Eq::Different),
         ("1e400", "1e401", Eq::Different),
         ("1e400", "1.7976931348623157e308", Eq::Different),
         ("5", "null", Eq::Different),

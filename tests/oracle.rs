@@ -274,6 +274,67 @@ fn caught(fault: &str, clause: &str, extra: &[&str]) {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// A reply holding a lone surrogate escape (a prose cut between the
+/// halves of a pair) is judged, not a broken process: `diff` exits 1 with a
+/// divergence, shrunk to a minimal case, saved; and the run goes on to the
+/// last case.
+#[test]
+fn a_reply_holding_a_lone_surrogate_is_a_divergence_and_the_run_goes_on() {
+    let (out, _, dir) = diff(
+        "split-surrogate",
+        &["--cases", "60", "--seed", "3", "--json"],
+        &["--fault", "split-surrogate"],
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{report} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Every case was run and judged, not only those before the first cut.
+    assert_eq!(report["cases"], 60 + pinned(), "{report}");
+    let divergences = report["divergences"].as_array().expect("divergences");
+    // Three requests for every case, and those of the shrinking.
+    assert_eq!(
+        report["requests"].as_u64(),
+        divergences[0]["shrink_requests"]
+            .as_u64()
+            .map(|n| n + 3 * (60 + pinned() as u64)),
+        "{report}"
+    );
+    assert_eq!(divergences.len(), 1, "{report:#}");
+    assert_eq!(divergences[0]["signature"], serde_json::json!(["protocol"]));
+    let minimal = &divergences[0]["minimal"][0];
+    let message = minimal["violations"][0]["message"]
+        .as_str()
+        .expect("a message");
+    assert!(
+        message.starts_with("the prose of call ")
+            && message.contains(" holds a lone surrogate \\ud"),
+        "{message}"
+    );
+    // Shrunk: one call, whose data holds the character cut.
+    let calls = minimal["case"]["calls"].as_array().expect("calls");
+    assert_eq!(calls.len(), 1, "{minimal}");
+    assert!(
+        calls[0]["result"]
+            .to_string()
+            .chars()
+            .any(|c| c.len_utf16() == 2),
+        "{minimal}"
+    );
+    let saved: Value = serde_json::from_slice(
+        &std::fs::read(dir.join("rt-tool-3-divergences.json")).expect("saved vectors"),
+    )
+    .expect("saved JSON");
+    assert_eq!(
+        saved["divergences"][0]["signature"],
+        divergences[0]["signature"]
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 #[test]
 fn process_faults_exit_2_naming_the_case() {
     let faults = [

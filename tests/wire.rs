@@ -589,3 +589,65 @@ fn sorted_rendering_sorts_every_objects_keys() {
         );
     }
 }
+
+/// A reply (or an observed outcome) holding a lone surrogate escape is read,
+/// not refused: each lone escape becomes a mark that no case's string holds,
+/// found again, in order, with its code unit, and shown as the escape it
+/// was; a pair, or text that only looks like an escape, is read as itself.
+/// A document that is not JSON for another reason is still refused.
+#[test]
+fn a_reply_holding_a_lone_surrogate_is_read_with_the_surrogate_marked() {
+    let rows: &[(&str, &[u16], &str)] = &[
+        (r#""\ud800""#, &[0xd800], r"\ud800"),
+        (r#""ab\ud83d""#, &[0xd83d], r"ab\ud83d"),
+        (r#""\udc00x\udbff""#, &[0xdc00, 0xdbff], r"\udc00x\udbff"),
+        (r#""\ud83d\ude00\udc00""#, &[0xdc00], "😀\\udc00"),
+        (r#""\ud83d\ud83d\ude00""#, &[0xd83d], "\\ud83d😀"),
+        (r#""\\\ud800""#, &[0xd800], r"\\ud800"),
+        (r#""\ud83d\ude00""#, &[], "😀"),
+        (r#""\\ud800""#, &[], r"\ud800"),
+        (r#""\u005cud800""#, &[], r"\ud800"),
+    ];
+    for (text, units, shown) in rows {
+        assert_eq!(
+            wire::parse::<Value>(text.as_bytes()).is_err(),
+            !units.is_empty(),
+            "{text}: a case would be refused only for a lone surrogate"
+        );
+        let read: Value = wire::parse_reply(text.as_bytes()).expect("read");
+        let s = read.as_str().expect("a string");
+        let found: Vec<u16> = wire::lone_surrogates(s).iter().map(|(_, u)| *u).collect();
+        assert_eq!(&found, units, "{text}");
+        assert_eq!(wire::shown_lone(s), *shown, "{text}");
+        for (at, _) in wire::lone_surrogates(s) {
+            // The mark is none of what a case could have held in its place.
+            let mark = &s[at];
+            for other in ["\u{fffd}", r"\ud800", "\u{fffd}d800", "", "?"] {
+                assert_ne!(mark, other);
+                assert!(!mark.starts_with(other) || other.is_empty());
+            }
+        }
+    }
+    // Anywhere in a reply, keys included; what else it holds is kept.
+    let reply: Value = wire::parse_reply(
+        br#"{"seq":1,"outcome":{"messages":[{"tool_call_id":"c1","content":"x\ud83d"}],"k\udc00":1e400}}"#,
+    )
+    .expect("read");
+    let content = reply["outcome"]["messages"][0]["content"]
+        .as_str()
+        .expect("a string");
+    assert_eq!(wire::shown_lone(content), r"x\ud83d");
+    let key = reply["outcome"]
+        .as_object()
+        .and_then(|o| o.keys().find(|k| k.starts_with('k')))
+        .expect("the key");
+    assert_eq!(wire::shown_lone(key), r"k\udc00");
+    assert_eq!(reply["outcome"][key].to_string(), "1e+400");
+    // Not JSON for another reason: refused, as `parse` refuses it.
+    for broken in [r#"{"s": "\ud800"#, r#"{"s": "\ud800", }"#, r#""\ud80""#] {
+        assert!(
+            wire::parse_reply::<Value>(broken.as_bytes()).is_err(),
+            "{broken}"
+        );
+    }
+}

@@ -55,11 +55,27 @@ function prose(data) {
   return data === null || data === undefined ? "" : sorted(data);
 }
 
+// RT-TOOL-6: an artifact whose payload does not encode is dropped whole, with
+// a warning, never altered. JSON.parse reads a number no IEEE double holds
+// (`1e400`) as ±Infinity, which JSON.stringify would write as `null`.
+function encodes(v) {
+  if (typeof v === "number") return Number.isFinite(v);
+  if (Array.isArray(v)) return v.every(encodes);
+  return isObject(v) ? Object.values(v).every(encodes) : true;
+}
+
 // RT-TOOL-2's filter: only `success: true` with an array `artifacts`, only
-// objects with a non-empty string `type` and an object `payload`.
-function kept(result) {
+// objects with a non-empty string `type` and an object `payload`; then
+// RT-TOOL-6's drop of a payload that does not encode.
+function kept(result, toolCallId) {
   if (!isObject(result) || result.success !== true || !Array.isArray(result.artifacts)) return [];
-  return result.artifacts.filter((a) => isObject(a) && typeof a.type === "string" && a.type !== "" && isObject(a.payload));
+  return result.artifacts
+    .filter((a) => isObject(a) && typeof a.type === "string" && a.type !== "" && isObject(a.payload))
+    .filter((a) => {
+      if (encodes(a.payload)) return true;
+      console.error(`warning: call ${toolCallId}: an artifact of type ${JSON.stringify(a.type)} dropped: its payload holds a number no IEEE double can hold (RT-TOOL-6)`);
+      return false;
+    });
 }
 
 // What the model reads of a tool result part, as text.
@@ -153,7 +169,7 @@ async function run(testCase) {
     .map((p) => ({ tool_call_id: p.toolCallId, content: text(p.output) }));
   const toolArtifacts = answer.steps
     .flatMap((s) => s.toolResults)
-    .flatMap((r) => kept(r.output).map((a) => ({ type: a.type, payload: a.payload, tool_call_id: restoreId(r.toolCallId) }))); // key by key (¶1)
+    .flatMap((r) => kept(r.output, restoreId(r.toolCallId)).map((a) => ({ type: a.type, payload: a.payload, tool_call_id: restoreId(r.toolCallId) }))); // key by key (¶1)
   // Hidden unless the author exposed it (¶2); delivery never looked at it (¶4).
   return { messages, tool_artifacts: toolArtifacts, exposed: testCase.exposed === true };
 }

@@ -310,3 +310,20 @@ fn same_multiset_is_n_log_n() {
         work
     });
 }
+
+/// Telling a number no double holds replaced (RT-TOOL-6) from a changed
+/// payload walks both payloads once: each level of the walk is counted, so
+/// a payload nested `n` deep costs at least `n` steps, and at `10n` at most
+/// the bound above more.
+#[test]
+fn an_unencodable_number_replaced_is_found_in_one_walk() {
+    grows_as_n_log_n("unencodable replaced", |n| {
+        let nested = |leaf: Value| (0..n).fold(leaf, |v, _| json!([v]));
+        let huge: Value = serde_json::from_str("1e400").expect("json");
+        let (expected, observed) = (nested(huge), nested(Value::Null));
+        let (at, work) = Work::of(|| judge::unencodable_replaced(&expected, &observed));
+        assert_eq!(at, Some("/0".repeat(n)));
+        assert!(work.compared >= n as u64, "{work:?} for {n} levels");
+        work
+    });
+}

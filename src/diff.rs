@@ -53,7 +53,7 @@
 
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
 
 use proptest::strategy::{Strategy, ValueTree};
@@ -1614,6 +1614,11 @@ pub const MARKER_KEY: &str = "rt_tool_3_marker";
 /// token's 16 digits, so the case is read once, for the digits after each
 /// place it holds the prefix: `"see CANARY0123456789abcdef!"` takes the
 /// number `0x0123_4567_89ab_cdef` from the canaries, `"CANARY-1"` none.
+/// How many times the cases whose canary tokens fall in each slot have
+/// been examined in this process ([`Tokens::afresh`]): a fixed table, so a
+/// campaign of any length holds it in 256 KiB.
+static EXAMINED: [AtomicU32; 1 << 16] = [const { AtomicU32::new(0) }; 1 << 16];
+
 struct Tokens {
     /// The numbers whose tokens some string of the case holds.
     taken: Vec<u64>,
@@ -1644,6 +1649,22 @@ impl Tokens {
             .flat_map(|c| c.tool_call_id.bytes().chain([0]))
             .fold(content ^ salt, fnv);
         Tokens { taken, state }
+    }
+
+    /// These tokens, made new for every examination of the same case: the
+    /// canary sibling of a case sent again (a repeat in the stream, each
+    /// step of a shrink) is sent with canaries and ids no earlier run saw,
+    /// so a runtime that remembers what it delivered in earlier runs (an
+    /// attachment de-duplicated across turns) drops none of them, and the
+    /// ¶4 test does not read its shortfall as the exposure's. A slot of
+    /// [`EXAMINED`] counts the examinations of the cases whose tokens fall
+    /// in it: two cases sharing a slot only count each other's, and every
+    /// count a case meets is one it has not met before.
+    fn afresh(mut self) -> Tokens {
+        let slot = &EXAMINED[(self.state % EXAMINED.len() as u64) as usize];
+        let before = slot.fetch_add(1, Ordering::Relaxed);
+        self.state ^= u64::from(before).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self
     }
 
     fn fresh(&mut self, prefix: &str) -> String {
@@ -1774,7 +1795,7 @@ impl Canaried {
 /// letter of ¶3 ([`ProseMode::failed_error_allowed`]) that of each call that
 /// did not.
 fn canary_sibling(case: &Case, prose: ProseMode) -> Canaried {
-    let mut tokens = Tokens::new(case, CANARY, 0);
+    let mut tokens = Tokens::new(case, CANARY, 0).afresh();
     let mut canaries = Vec::new();
     let mut fresh = || {
         let t = tokens.fresh(CANARY);
@@ -1785,7 +1806,7 @@ fn canary_sibling(case: &Case, prose: ProseMode) -> Canaried {
     // not change with its id, and a runtime that keeps prose by call id
     // (across the runs of one invocation, or from an earlier case that
     // used the same ids) shows the prose of another run here.
-    let mut fresh_ids = Tokens::new(case, FRESH_ID, 2);
+    let mut fresh_ids = Tokens::new(case, FRESH_ID, 2).afresh();
     let ids: Vec<String> = case
         .calls
         .iter()
@@ -2199,8 +2220,8 @@ mod tests {
         for (n, case) in gen::cases(3).take(300).enumerate() {
             let mut sent = Sent::new(case, ProseMode::DataOnly);
             let mut requests = Vec::new();
-            for (seq, c) in (1..).zip(siblings(&sent.case, ProseMode::DataOnly)) {
-                crate::harness::run_request(&mut requests, seq, &c);
+            for (seq, i) in (1..).zip(0..3) {
+                crate::harness::run_request(&mut requests, seq, &sent.sibling(i));
             }
             let mut printed = Vec::new();
             crate::serve::serve(&requests[..], &mut printed, Default::default()).unwrap();
@@ -2296,6 +2317,38 @@ mod tests {
         let sent = Sent::new(case.clone(), ProseMode::DataOnly);
         let markers = sent.marked.markers().flatten().map(str::to_owned);
         markers.chain(sent.canary.canaries).collect()
+    }
+
+    /// A case examined again (a repeat in the stream, a step of a shrink)
+    /// gets a canary sibling with canaries and call ids that no earlier
+    /// examination of it had: a runtime that remembers earlier runs meets
+    /// new artifacts and ids in it, every time.
+    #[test]
+    fn a_case_examined_again_gets_canaries_and_ids_no_earlier_run_saw() {
+        let mut with_canaries = 0;
+        for case in gen::cases(5).take(100) {
+            let canary = |case: &Case| Sent::new(case.clone(), ProseMode::DataOnly).canary;
+            let runs: Vec<Canaried> = (0..3).map(|_| canary(&case)).collect();
+            for (i, a) in runs.iter().enumerate() {
+                for b in &runs[i + 1..] {
+                    let ids = |c: &Canaried| -> BTreeSet<String> {
+                        c.case
+                            .calls
+                            .iter()
+                            .map(|c| c.tool_call_id.clone())
+                            .collect()
+                    };
+                    assert!(ids(a).is_disjoint(&ids(b)), "{case:?}");
+                    let canaries: BTreeSet<&String> = a.canaries.iter().collect();
+                    assert!(b.canaries.iter().all(|t| !canaries.contains(t)), "{case:?}");
+                }
+            }
+            with_canaries += usize::from(!runs[0].canaries.is_empty());
+        }
+        assert!(
+            with_canaries > 50,
+            "{with_canaries} of 100 cases had canaries"
+        );
     }
 
     /// The marked sibling is the case with its exposure flipped and each

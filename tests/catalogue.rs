@@ -36,13 +36,7 @@ const CAUGHT: usize = 9;
 /// Faults the oracle cannot catch on nine seeds of ten yet, and the case
 /// shape (or the change to `diff`) each waits for. Each is held to being
 /// missed on more than one seed: once it is caught, move it out of here.
-const AWAITING: &[(&str, &str)] = &[(
-    "dedupe-across-runs",
-    "canary tokens fresh at every examination: a shrink sends the same case again, with the \
-     same canaries, which a runtime that de-duplicates across runs drops, and the ¶4 test \
-     then reads the canary sibling's shortfall as the exposure's (caught on 10 seeds, named \
-     ¶1 on 7)",
-)];
+const AWAITING: &[(&str, &str)] = &[];
 
 /// A `diff` run longer than this is killed and fails the test.
 const WATCHDOG: Duration = Duration::from_secs(300);

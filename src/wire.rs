@@ -504,10 +504,12 @@ fn lone_nonce() -> &'static str {
     static NONCE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
         use std::hash::BuildHasher;
         let bits = std::collections::hash_map::RandomState::new().hash_one(std::process::id());
-        (0..4)
-            .map(|i| {
-                char::from_u32(0xF0000 + ((bits >> (16 * i)) & 0xFFFF) as u32)
-                    .unwrap_or('\u{F0000}')
+        // Each two bytes of the 64 bits, a character of the area.
+        bits.to_le_bytes()
+            .chunks(2)
+            .map(|pair| {
+                let lane = u32::from(u16::from_le_bytes([pair[0], pair[1]]));
+                char::from_u32(0xF0000 + lane).unwrap_or('\u{F0000}')
             })
             .collect()
     });
@@ -531,25 +533,18 @@ pub fn lone_surrogates(s: &str) -> Vec<(Range<usize>, u16)> {
     let nonce = lone_nonce();
     // U+FFFD is three bytes, the unit four hex digits.
     let len = 2 * nonce.len() + 3 + 4;
-    let mut found = Vec::new();
-    let mut from = 0;
-    while let Some(k) = s.get(from..).and_then(|rest| rest.find(nonce)) {
-        let at = from + k;
-        let mark = s.get(at..at + len).unwrap_or_default();
-        let unit = mark
-            .strip_prefix(nonce)
-            .and_then(|m| m.strip_suffix(nonce))
-            .and_then(|m| m.strip_prefix('\u{FFFD}'))
-            .and_then(|hex| u16::from_str_radix(hex, 16).ok());
-        match unit {
-            Some(unit) => {
-                found.push((at..at + len, unit));
-                from = at + len;
-            }
-            None => from = at + nonce.len(),
-        }
-    }
-    found
+    // Every copy of the nonce is tried: a mark's closing copy is followed
+    // by no U+FFFD, so only its opening one reads as a mark.
+    s.match_indices(nonce)
+        .filter_map(|(at, _)| {
+            let hex = s
+                .get(at..at + len)?
+                .strip_prefix(nonce)?
+                .strip_suffix(nonce)?
+                .strip_prefix('\u{FFFD}')?;
+            Some((at..at + len, u16::from_str_radix(hex, 16).ok()?))
+        })
+        .collect()
 }
 
 /// A string read by [`parse_reply`] as a person reads it: each lone

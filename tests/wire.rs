@@ -601,6 +601,11 @@ fn a_reply_holding_a_lone_surrogate_is_read_with_the_surrogate_marked() {
         (r#""\ud800""#, &[0xd800], r"\ud800"),
         (r#""ab\ud83d""#, &[0xd83d], r"ab\ud83d"),
         (r#""\udc00x\udbff""#, &[0xdc00, 0xdbff], r"\udc00x\udbff"),
+        (
+            r#""\ud800\udbff\ud800""#,
+            &[0xd800, 0xdbff, 0xd800],
+            r"\ud800\udbff\ud800",
+        ),
         (r#""\ud83d\ude00\udc00""#, &[0xdc00], "😀\\udc00"),
         (r#""\ud83d\ud83d\ude00""#, &[0xd83d], "\\ud83d😀"),
         (r#""\\\ud800""#, &[0xd800], r"\\ud800"),
@@ -650,4 +655,25 @@ fn a_reply_holding_a_lone_surrogate_is_read_with_the_surrogate_marked() {
             "{broken}"
         );
     }
+}
+
+/// What a lone surrogate is read as: four characters of the Supplementary
+/// Private Use Area-A (which no case holds) drawn from 64 random bits, then
+/// U+FFFD and the unit's four hex digits, then the four characters again.
+#[test]
+fn a_lone_mark_is_the_unit_between_two_copies_of_a_random_nonce() {
+    let mark = wire::lone_mark(0xd83d);
+    let chars: Vec<char> = mark.chars().collect();
+    assert_eq!(chars.len(), 4 + 5 + 4, "{mark:?}");
+    let (nonce, rest) = chars.split_at(4);
+    assert_eq!(rest[..5].iter().collect::<String>(), "\u{FFFD}d83d");
+    assert_eq!(&rest[5..], nonce);
+    assert!(
+        nonce
+            .iter()
+            .all(|c| ('\u{F0000}'..='\u{FFFFF}').contains(c)),
+        "{mark:?}"
+    );
+    // Four equal characters of 64 random bits: once in 2^48 processes.
+    assert!(nonce.iter().any(|c| *c != nonce[0]), "{mark:?}");
 }

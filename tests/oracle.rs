@@ -502,7 +502,16 @@ fn an_errored_message_is_told_on_one_line_and_kept_whole() {
     );
     let out = Command::new(BIN)
         .args([
-            "diff", "--cases", "0", "--json", "--", "python3", "-c", &adapter,
+            "diff",
+            "--cases",
+            "0",
+            "--json",
+            "--save",
+            "/dev/null",
+            "--",
+            "python3",
+            "-c",
+            &adapter,
         ])
         .output()
         .expect("diff runs");
@@ -580,7 +589,15 @@ fn diff_sends_the_cases_that_cases_prints_for_the_same_seed() {
 fn a_missing_command_is_a_clear_error() {
     for (jobs, named) in [("1", ""), ("2", "copy 1 of 2: ")] {
         let out = Command::new(BIN)
-            .args(["diff", "--cases", "1", "--jobs", jobs])
+            .args([
+                "diff",
+                "--cases",
+                "1",
+                "--jobs",
+                jobs,
+                "--save",
+                "/dev/null",
+            ])
             .args(["--", "/nonexistent/adapter"])
             .output()
             .expect("diff runs");

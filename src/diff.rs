@@ -113,6 +113,23 @@ pub struct Divergence {
     pub minimal: Vec<Vector>,
 }
 
+/// A warning, with the case that gave it: not a violation, but something
+/// the implementation's authors may want to look at (a number matched only
+/// up to an IEEE double's precision, an order that is not the reference's).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Warning {
+    /// The case: `vector N (name)`, `FILE case N`, or `generated case N`.
+    pub origin: String,
+    /// Its position in the campaign's stream, as a divergence's.
+    pub position: u64,
+    /// The warning, which names its call where it is about one.
+    pub message: String,
+}
+
+/// How many warnings a report lists with their cases: past it they are
+/// only counted, so a long campaign's report stays small.
+pub const WARNED_MAX: usize = 1000;
+
 /// What a differential run found.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
@@ -142,8 +159,12 @@ pub struct Report {
     pub requests: u64,
     /// Requests the implementation skipped.
     pub skipped: u64,
-    /// Warnings (numbers an IEEE double cannot hold, orders) across all runs.
+    /// Warnings (numbers an IEEE double cannot hold, orders) across all
+    /// cases, each counted once for its case.
     pub warnings: u64,
+    /// The first [`WARNED_MAX`] of those warnings, each with the case that
+    /// gave it, in stream order.
+    pub warned: Vec<Warning>,
     /// Every distinct bug found, shrunk, in stream order.
     pub divergences: Vec<Divergence>,
     /// The fault that stopped the run, with the case that caused it.
@@ -170,6 +191,7 @@ impl Report {
             requests: 0,
             skipped: 0,
             warnings: 0,
+            warned: Vec::new(),
             divergences: Vec::new(),
             fault: None,
             tally: Tally::default(),
@@ -523,7 +545,19 @@ fn take_in_order(
             ),
         };
         report.skipped += u64::from(examined.skipped);
-        report.warnings += examined.warnings;
+        report.warnings += examined.warnings.len() as u64;
+        let room = WARNED_MAX.saturating_sub(report.warned.len());
+        report.warned.extend(
+            examined
+                .warnings
+                .into_iter()
+                .take(room)
+                .map(|message| Warning {
+                    origin: origin.clone(),
+                    position,
+                    message,
+                }),
+        );
         report.tally.add(&tally);
         progress(report.cases);
         let signature = signature(&examined.vectors);
@@ -974,8 +1008,8 @@ pub struct Examined {
     pub vectors: Vec<Vector>,
     /// Whether the implementation skipped the case.
     pub skipped: bool,
-    /// Warnings across the requests.
-    pub warnings: u64,
+    /// The warnings of the case and its marked sibling, each once.
+    pub warnings: Vec<String>,
     /// Whether the case is over RT-TOOL-6's floors, as its zone found.
     pub over_floors: bool,
 }
@@ -1171,7 +1205,7 @@ impl Sent {
                 return Ok(Examined {
                     vectors: Vec::new(),
                     skipped: false,
-                    warnings: 0,
+                    warnings: Vec::new(),
                     over_floors,
                 });
             }
@@ -1196,7 +1230,7 @@ impl Sent {
                     return Ok(Examined {
                         vectors: Vec::new(),
                         skipped: true,
-                        warnings: 0,
+                        warnings: Vec::new(),
                         over_floors,
                     })
                 }
@@ -1204,7 +1238,7 @@ impl Sent {
                     return Ok(Examined {
                         vectors: self.errored(i, &message).into_iter().collect(),
                         skipped: false,
-                        warnings: 0,
+                        warnings: Vec::new(),
                         over_floors,
                     })
                 }
@@ -1225,7 +1259,14 @@ impl Sent {
             })
             .map_err(not_an_outcome)?;
         let judgements = [first, second];
-        let warnings = judgements.iter().map(|j| j.warnings.len() as u64).sum();
+        // The marked sibling mostly warns of what the case does: each once.
+        let mut seen = std::collections::HashSet::new();
+        let warnings: Vec<String> = judgements
+            .iter()
+            .flat_map(|j| &j.warnings)
+            .filter(|w| seen.insert(w.as_str()))
+            .cloned()
+            .collect();
         // Which of the first two runs had the port exposed.
         let (shown, hidden) = if self.case.exposed == Some(true) {
             (0, 1)

@@ -847,10 +847,17 @@ fn print_report(
             String::new()
         },
     );
-    if report.warnings > 0 {
+    // Each warning with its case, the first few; `--json` lists the
+    // first `WARNED_MAX`.
+    const SHOWN: usize = 10;
+    for w in report.warned.iter().take(SHOWN) {
+        text.push_str(&format!("warning: {}: {}\n", w.origin, w.message));
+    }
+    if report.warnings > SHOWN.min(report.warned.len()) as u64 {
         text.push_str(&format!(
-            "warning: {} warning(s): numbers matched only up to IEEE-double precision, or orders that are not the reference's\n",
-            report.warnings
+            "warning: {} warning(s) in all; --json lists the first {} with their cases\n",
+            report.warnings,
+            rt_tool_3::diff::WARNED_MAX
         ));
     }
     for d in &report.divergences {

@@ -24,7 +24,9 @@ use std::collections::BTreeSet;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::diff::{Campaign, Divergence, FaultReport, Report, Shard, VectorsRun};
+use crate::diff::{
+    Campaign, Divergence, FaultReport, Report, Shard, VectorsRun, Warning, WARNED_MAX,
+};
 use crate::judge::{Options, ProseMode};
 use crate::tally::Tally;
 
@@ -47,6 +49,8 @@ struct Part {
     requests: u64,
     skipped: u64,
     warnings: u64,
+    #[serde(default)]
+    warned: Vec<Warning>,
     divergences: Vec<Divergence>,
     fault: Option<FaultReport>,
     tally: Tally,
@@ -185,12 +189,14 @@ fn join(parts: Vec<Part>) -> Report {
     let mut failed = Vec::new();
     let mut divergences = Vec::new();
     let mut faults = Vec::new();
+    let mut warned = Vec::new();
     for part in parts {
         report.cases += part.cases;
         report.replayed += part.replayed;
         report.requests += part.requests;
         report.skipped += part.skipped;
         report.warnings += part.warnings;
+        warned.extend(part.warned);
         report.tally.add(&part.tally);
         report.vectors.run += part.vectors.run;
         failed.extend(
@@ -202,6 +208,9 @@ fn join(parts: Vec<Part>) -> Report {
         divergences.extend(part.divergences);
         faults.extend(part.fault);
     }
+    warned.sort_by_key(|w: &Warning| w.position);
+    warned.truncate(WARNED_MAX);
+    report.warned = warned;
     failed.sort_by_key(|(position, _)| *position);
     (report.vectors.failed_positions, report.vectors.failed) = failed.into_iter().unzip();
     report.fault = faults.into_iter().min_by_key(|f| f.position);

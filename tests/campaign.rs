@@ -363,3 +363,41 @@ fn a_version_draws_the_stream_it_pinned() {
         ),
     }
 }
+
+/// The warnings listed with their cases are the same merged from shards as
+/// in the whole run, in stream order: `serve --variant reversed` warns of
+/// every call whose artifacts it reverses.
+#[test]
+fn shards_merged_list_the_warnings_of_the_unsharded_run() {
+    let dir = dir("warned");
+    let serve = ["--variant", "reversed"];
+    let common = [
+        "--cases",
+        "40",
+        "--seed",
+        "3",
+        "--json",
+        "--save",
+        "/dev/null",
+    ];
+    let whole = json(&diff(&dir, &common, &serve));
+    assert!(!whole["warned"].as_array().expect("a list").is_empty());
+    let mut files = Vec::new();
+    for k in 1..=4 {
+        let shard = format!("{k}/4");
+        let out = diff(&dir, &[&common[..], &["--shard", &shard]].concat(), &serve);
+        let file = dir.join(format!("shard-{k}.json"));
+        std::fs::write(&file, &out.stdout).expect("written");
+        files.push(file);
+    }
+    let merged = Command::new(BIN)
+        .current_dir(&dir)
+        .args(["merge", "--json"])
+        .args(files.iter().rev())
+        .output()
+        .expect("merge runs");
+    let merged = json(&merged);
+    assert_eq!(merged["warned"], whole["warned"]);
+    assert_eq!(merged["warnings"], whole["warnings"]);
+    let _ = std::fs::remove_dir_all(dir);
+}

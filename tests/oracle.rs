@@ -932,3 +932,67 @@ fn diff_finds_every_prose_leak_check_finds_in_one_outcome() {
     }
     assert!(agreed >= 100, "only {agreed} outcomes with a ¶3 finding");
 }
+
+/// Every warning names the case that gave it, in the text and in `--json`,
+/// and the call where it is about one: `serve --variant reversed` returns
+/// each call's artifacts in reverse, which conforms, with a warning for
+/// each call of more than one artifact.
+#[test]
+fn each_warning_names_its_case_and_call() {
+    let serve = ["--variant", "reversed"];
+    let (out, _, _) = diff(
+        "warned-json",
+        &[
+            "--cases",
+            "40",
+            "--seed",
+            "1",
+            "--json",
+            "--save",
+            "/dev/null",
+        ],
+        &serve,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    let warned = report["warned"].as_array().expect("warned");
+    assert!(!warned.is_empty(), "no warning listed");
+    assert_eq!(report["warnings"].as_u64(), Some(warned.len() as u64));
+    let mut last = 0;
+    for w in warned {
+        let origin = w["origin"].as_str().expect("origin");
+        let message = w["message"].as_str().expect("message");
+        let position = w["position"].as_u64().expect("position");
+        assert!(
+            origin.starts_with("vector ") || origin.starts_with("generated case "),
+            "{w}"
+        );
+        assert!(message.contains("of call "), "{w}");
+        assert!(position >= last, "out of stream order: {warned:?}");
+        last = position;
+    }
+    // The text names them too, the first ten with their cases.
+    let (out, _, _) = diff(
+        "warned-text",
+        &["--cases", "40", "--seed", "1", "--save", "/dev/null"],
+        &serve,
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("warning: "))
+        .collect();
+    for w in warned.iter().take(10) {
+        let line = format!(
+            "warning: {}: {}",
+            w["origin"].as_str().unwrap_or_default(),
+            w["message"].as_str().unwrap_or_default()
+        );
+        assert!(lines.contains(&line.as_str()), "{line} not in {lines:#?}");
+    }
+}

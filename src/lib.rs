@@ -62,6 +62,7 @@
 
 pub mod atomic;
 pub mod diff;
+pub mod escape;
 pub mod gen;
 #[doc = include_str!("reading.md")]
 pub mod reading {}

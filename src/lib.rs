@@ -71,6 +71,7 @@ pub mod judge;
 pub mod merge;
 pub mod model;
 pub mod replay;
+pub mod report;
 pub mod serve;
 pub mod standing;
 pub mod tally;

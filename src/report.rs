@@ -285,6 +285,3 @@ pub fn anchor(row: usize, clause: Option<Clause>) -> String {
         None => format!("run{row}-errored"),
     }
 }
-
-#[cfg(test)]
-mod tests;

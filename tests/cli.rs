@@ -859,7 +859,7 @@ fn rows(doc: &roxmltree::Document) -> Vec<Vec<String>> {
 }
 
 /// JUnit XML as CI services read it, checked against the shape
-/// `tests/junit.xsd` describes: `testsuites` holding `testsuite`s holding
+/// `tests/reports/junit.xsd` describes: `testsuites` holding `testsuite`s holding
 /// `properties` then `testcase`s, each case with at most one of
 /// `failure`, `error` and `skipped`; every count attribute the count of
 /// what it counts. Gives (tests, failures, errors, skipped).

@@ -209,6 +209,14 @@ fn the_readme_matrix_runs_as_written() {
     assert!(text.contains("RT-TOOL-3 ¶3"), "{text}");
     let standing = std::fs::read_to_string(dir.join("standing.md")).expect("standing.md");
     assert!(standing.contains("### RT-TOOL-3 ¶3: not met"), "{standing}");
+    // The reports the job publishes: the JUnit fails on ¶3, the page and
+    // the badge say it is not met.
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).expect(name);
+    assert!(read("junit.xml").contains("<failure message=\""));
+    assert!(read("junit.xml").contains("type=\"RT-TOOL-3 ¶3\""));
+    assert!(read("standing.html").contains("RT-TOOL-3 ¶3: not met"));
+    let badge: Value = serde_json::from_str(&read("badge.json")).expect("the badge's JSON");
+    assert_eq!(badge["message"], "¶1 ¶2 ¶4 met, ¶3 not met");
     let saved: Value = serde_json::from_slice(
         &std::fs::read(dir.join("divergences.json")).expect("divergences.json"),
     )

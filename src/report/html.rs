@@ -28,7 +28,11 @@ h2 { font-size: 1.3rem; border-bottom: 1px solid #999; margin-top: 2.2rem; }
 h3 { font-size: 1.1rem; margin-top: 1.6rem; }
 table { border-collapse: collapse; margin: .5rem 0; }
 th, td { border: 1px solid #777; padding: .35rem .6rem; text-align: left; vertical-align: top; }
-thead th { background: #ececec; }
+thead th { background: #ececec; white-space: nowrap; }
+.scroll { overflow-x: auto; }
+.clause, td.met, td.not-met, td.not-exercised { white-space: nowrap; }
+.said { white-space: pre-wrap; overflow-wrap: anywhere; }
+th.said { min-width: 12rem; }
 .met { background: #e3f4e6; color: #0b4d1a; }
 .not-met { background: #fbe4e2; color: #7d130b; font-weight: bold; }
 .not-exercised, .not-judged { background: #eeeeee; color: #2b2b2b; }
@@ -224,7 +228,7 @@ pub fn standing(run: &Run) -> String {
     }
     if said.complete {
         html.push_str(
-            "<h2>Clause by clause</h2>\n<table>\n<thead><tr><th scope=\"col\">Clause</th><th scope=\"col\">What it asks</th><th scope=\"col\">Standing</th><th scope=\"col\">Judged cases that bore on it</th></tr></thead>\n<tbody>\n",
+            "<h2>Clause by clause</h2>\n<div class=\"scroll\"><table>\n<thead><tr><th scope=\"col\">Clause</th><th scope=\"col\">What it asks</th><th scope=\"col\">Standing</th><th scope=\"col\">Judged cases that bore on it</th></tr></thead>\n<tbody>\n",
         );
         for c in &said.clauses {
             let (class, words) = status(c.status);
@@ -234,13 +238,13 @@ pub fn standing(run: &Run) -> String {
             };
             let _ = writeln!(
                 html,
-                "<tr><th scope=\"row\">{}</th><td>{}</td><td class=\"{class}\">{shown}</td><td>{}</td></tr>",
+                "<tr><th scope=\"row\" class=\"clause\">{}</th><td>{}</td><td class=\"{class}\">{shown}</td><td>{}</td></tr>",
                 markup(c.clause.id()),
                 markup(&c.title),
                 c.cases
             );
         }
-        html.push_str("</tbody>\n</table>\n");
+        html.push_str("</tbody>\n</table></div>\n");
         let _ = writeln!(
             html,
             "<p>{}</p>",
@@ -290,7 +294,7 @@ pub fn compare(runs: &[Run]) -> String {
             ))
         );
     }
-    html.push_str("<h2>Clause by clause</h2>\n<table>\n<thead><tr><th scope=\"col\">Implementation</th><th scope=\"col\">Version</th><th scope=\"col\">Language</th>");
+    html.push_str("<h2>Clause by clause</h2>\n<div class=\"scroll\"><table>\n<thead><tr><th scope=\"col\">Implementation</th><th scope=\"col\">Version</th><th scope=\"col\">Language</th>");
     for c in Clause::ALL {
         let _ = write!(
             html,
@@ -304,7 +308,7 @@ pub fn compare(runs: &[Run]) -> String {
         let said = &run.said;
         let _ = write!(
             html,
-            "<tr><th scope=\"row\"><a href=\"#run{row}\">{}</a></th><td>{}</td><td>{}</td>",
+            "<tr><th scope=\"row\" class=\"said\"><a href=\"#run{row}\">{}</a></th><td class=\"said\">{}</td><td class=\"said\">{}</td>",
             markup(&run.announced("name").unwrap_or_else(|| "unnamed".into())),
             markup(&run.announced("version").unwrap_or_default()),
             markup(&run.announced("language").unwrap_or_default()),
@@ -349,7 +353,7 @@ pub fn compare(runs: &[Run]) -> String {
             markup(&said.reading)
         );
     }
-    html.push_str("</tbody>\n</table>\n");
+    html.push_str("</tbody>\n</table></div>\n");
     for (row, run) in runs.iter().enumerate() {
         let _ = writeln!(
             html,

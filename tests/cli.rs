@@ -1432,7 +1432,7 @@ mod hostile {
     /// A standing of an implementation that announced hostile names, not
     /// meeting ¶1 on a case full of hostile strings, with hostile sentences;
     /// and the process broken with a hostile message when `broken`.
-    fn standing(f: &[String], broken: bool) -> (Report, Standing) {
+    pub(super) fn standing(f: &[String], broken: bool) -> (Report, Standing) {
         let case = Case {
             exposed: None,
             calls: vec![Call {
@@ -1442,7 +1442,7 @@ mod hostile {
             }],
         };
         let expected = rt_tool_3::model::outcome(&case);
-        let observed = json!({"messages": [{"tool_call_id": f[0], "content": f[4]}],
+        let observed = json!({"messages": [{"tool_call_id": f[0], "content": f[1]}],
         "tool_artifacts": [{"type": f[2], "payload": {}, "tool_call_id": f[5]}], "exposed": false});
         let implementation = json!({"name": f[6], "version": f[7], "language": f[8]});
         let options = Options {
@@ -1648,4 +1648,39 @@ mod hostile {
             prop_assert_eq!(names, vec![shown(&f[6]), shown(&f[6])]);
         }
     }
+}
+
+/// The reports' structure, pinned and read by hand: the JUnit, the page
+/// and the badge of a run whose implementation breaks ¶1 on a one-call
+/// case, every other clause met (three cases each).
+#[test]
+fn the_reports_structure() {
+    let fields = [
+        "c1",
+        "found 2 files",
+        "file",
+        "name",
+        "a.txt",
+        "c2",
+        "an adapter",
+        "1.0.0",
+        "python",
+        "tool_artifacts[0] carries tool_call_id \"c2\", which is no call of this invocation",
+        "a second sentence",
+    ]
+    .map(str::to_owned);
+    let (report, mut standing) = hostile::standing(&fields, false);
+    standing.errored = None;
+    (standing.cases, standing.requests) = (3, 9);
+    let run = rt_tool_3::report::Run::of(&report, &standing, None).expect("the run");
+    let version = |text: String| text.replace(env!("CARGO_PKG_VERSION"), "[version]");
+    insta::with_settings!({
+        snapshot_path => "../snapshots",
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!("report_junit", version(rt_tool_3::report::junit::junit(&run)));
+        insta::assert_snapshot!("report_html", version(rt_tool_3::report::html::standing(&run)));
+        insta::assert_snapshot!("report_badge", rt_tool_3::report::badge::badge(&run));
+    });
 }

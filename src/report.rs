@@ -88,7 +88,7 @@ pub struct ClauseSaid {
 }
 
 /// A counterexample, read back.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct Example {
     /// The judge's sentences.
     pub reason: Vec<String>,
@@ -101,12 +101,15 @@ pub struct Example {
 }
 
 /// One pinned conformance vector in a run.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Pinned {
     /// `vector 3 (name)`, as `diff` names it.
     pub name: String,
     /// What became of it.
     pub result: PinnedResult,
+    /// When it diverged and showed a clause no earlier case had: its
+    /// sentences, case, expected and observed outcome.
+    pub example: Option<Example>,
 }
 
 /// What became of a pinned vector.
@@ -145,7 +148,25 @@ impl Run {
             .fault
             .as_ref()
             .and_then(|f| serde_json::to_value(&f.case).ok());
-        Ok(Run::read_back(said, &report.vectors, stopped, case))
+        let mut run = Run::read_back(said, &report.vectors, stopped, case);
+        for v in &mut run.vectors {
+            let found = report
+                .divergences
+                .iter()
+                .find(|d| d.origin == v.name)
+                .and_then(|d| d.found.first());
+            v.example = found.map(|x| Example {
+                reason: x
+                    .violations
+                    .iter()
+                    .map(|v| crate::wire::shown_lone(&v.message).into_owned())
+                    .collect(),
+                case: serde_json::to_value(&x.case).unwrap_or_default(),
+                expected: serde_json::to_value(&x.expected).unwrap_or_default(),
+                observed: x.observed.clone(),
+            });
+        }
+        Ok(run)
     }
 
     /// The run whose implementation never started: nothing judged, and
@@ -244,7 +265,11 @@ fn pinned(said: &Said, run: &VectorsRun, broken: bool) -> Vec<Pinned> {
             } else {
                 PinnedResult::NotJudged
             };
-            Pinned { name, result }
+            Pinned {
+                name,
+                result,
+                example: None,
+            }
         })
         .collect()
 }

@@ -1027,6 +1027,16 @@ fn junit_page_and_badge_of_a_conforming_a_failing_and_a_crashing_run() {
         .parent()
         .and_then(|c| c.attribute("name"))
         .is_some_and(|n| n.starts_with("RT-TOOL-3 ¶1: ")));
+    // The pinned vector that first showed ¶1 fails with its sentences and
+    // its case, expected and observed.
+    let vector = doc
+        .descendants()
+        .filter(|n| n.attribute("classname") == Some("rt-tool-3.vectors"))
+        .find_map(|c| c.children().find(|n| n.has_tag_name("failure")))
+        .expect("a pinned vector failed");
+    let body = text_of(vector);
+    assert!(body.contains("\ncase:         {\"exposed\""), "{body}");
+    assert!(body.starts_with(vector.attribute("message").expect("a message")));
     let doc = page(&html);
     let row = rows(&doc)
         .into_iter()

@@ -72,12 +72,13 @@ fn counts(suites: &[&Suite]) -> String {
     )
 }
 
-/// A counterexample as the text of a `failure`.
-fn example_text(x: &Example) -> String {
+/// A counterexample as the text of a `failure`, its case called `case`
+/// (`minimal case`, or `case` for a pinned vector, which is not shrunk).
+fn example_text(x: &Example, case: &str) -> String {
     let mut text = x.reason.join("\n");
     let _ = write!(
         text,
-        "\n\nminimal case: {}\nexpected:     {}\nobserved:     {}\n",
+        "\n\n{case:<13} {}\nexpected:     {}\nobserved:     {}\n",
         json(&x.case),
         json(&x.expected),
         json(&x.observed)
@@ -131,7 +132,7 @@ pub fn junit(run: &Run) -> String {
                     element: "failure",
                     message: x.reason.first().cloned().unwrap_or_default(),
                     kind: c.clause.id().into(),
-                    text: example_text(x),
+                    text: example_text(x, "minimal case:"),
                 },
                 (Status::NotMet, None) => Outcome::Not {
                     element: "failure",
@@ -166,7 +167,7 @@ pub fn junit(run: &Run) -> String {
                     element: "failure",
                     message: "errored on a case it owed an outcome for".into(),
                     kind: "errored".into(),
-                    text: example_text(x),
+                    text: example_text(x, "minimal case:"),
                 },
                 None => Outcome::Passed,
             },
@@ -200,9 +201,18 @@ pub fn junit(run: &Run) -> String {
                     PinnedResult::Passed => Outcome::Passed,
                     PinnedResult::Failed => Outcome::Not {
                         element: "failure",
-                        message: format!("{} diverged from the reference outcome", v.name),
+                        message: v
+                            .example
+                            .as_ref()
+                            .and_then(|x| x.reason.first().cloned())
+                            .unwrap_or_else(|| {
+                                format!("{} diverged from the reference outcome", v.name)
+                            }),
                         kind: "vector".into(),
-                        text: "The clauses' test cases carry the minimal counterexamples; the --save file holds every divergence.".into(),
+                        text: match &v.example {
+                            Some(x) => example_text(x, "case:"),
+                            None => "It showed no clause an earlier case had not: the clauses' test cases carry the minimal counterexamples, and the --save file every divergence.".into(),
+                        },
                     },
                     PinnedResult::NotJudged => Outcome::Not {
                         element: "skipped",

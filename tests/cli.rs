@@ -1684,8 +1684,10 @@ fn the_reports_structure() {
     (standing.cases, standing.requests) = (3, 9);
     let run = rt_tool_3::report::Run::of(&report, &standing, None).expect("the run");
     let version = |text: String| text.replace(env!("CARGO_PKG_VERSION"), "[version]");
+    // In a folder of their own: every snapshot directly in `snapshots/`
+    // is an example verdict's (`tests/verdicts.rs`).
     insta::with_settings!({
-        snapshot_path => "../snapshots",
+        snapshot_path => "../snapshots/reports",
         prepend_module_to_snapshot => false,
         omit_expression => true,
     }, {

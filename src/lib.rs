@@ -62,6 +62,7 @@
 
 pub mod atomic;
 pub mod diff;
+pub mod escape;
 pub mod gen;
 #[doc = include_str!("reading.md")]
 pub mod reading {}
@@ -70,6 +71,7 @@ pub mod judge;
 pub mod merge;
 pub mod model;
 pub mod replay;
+pub mod report;
 pub mod serve;
 pub mod standing;
 pub mod tally;

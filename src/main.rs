@@ -15,6 +15,7 @@ use rt_tool_3::diff;
 use rt_tool_3::harness::{Limits, Process};
 use rt_tool_3::judge::{self, Options, ProseMode};
 use rt_tool_3::model::Zone;
+use rt_tool_3::report;
 use rt_tool_3::serve;
 use rt_tool_3::standing::Standing;
 use rt_tool_3::wire::Case;
@@ -107,6 +108,8 @@ enum Command {
         /// Write a standing to publish, as Markdown, to FILE.
         #[arg(long, value_name = "FILE")]
         standing: Option<PathBuf>,
+        #[command(flatten)]
+        reports: Reports,
         /// Demand the reference order of tool_artifacts instead of a multiset.
         #[arg(long)]
         strict_order: bool,
@@ -149,12 +152,25 @@ enum Command {
         /// Write the merged standing, as Markdown, to FILE.
         #[arg(long, value_name = "FILE")]
         standing: Option<PathBuf>,
+        #[command(flatten)]
+        reports: Reports,
         /// Write the merged divergences, as `diff --save` does, to FILE.
         #[arg(long, value_name = "FILE")]
         save: Option<PathBuf>,
         /// Print the merged report as JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// One web page comparing implementations: the `--json` reports of
+    /// `diff` (or `merge`) runs against each, a row each, a column each
+    /// clause.
+    Report {
+        /// The `--json` reports, one per implementation.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Where the page is written.
+        #[arg(long, value_name = "OUT", required = true)]
+        html: PathBuf,
     },
     /// Print the language-neutral conformance vectors (or their JSON Schema).
     Vectors {
@@ -228,6 +244,7 @@ fn main() -> ExitCode {
             replay,
             no_vectors,
             standing,
+            reports,
             strict_order,
             timeout,
             max_line,
@@ -259,6 +276,7 @@ fn main() -> ExitCode {
             let files = Files {
                 save: Some(save),
                 standing,
+                reports,
                 json,
             };
             let every = progress.map(|p| seconds_of("--progress", p)).transpose()?;
@@ -271,6 +289,7 @@ fn main() -> ExitCode {
         Command::Merge {
             files,
             standing,
+            reports,
             save,
             json,
         } => merge(
@@ -278,9 +297,11 @@ fn main() -> ExitCode {
             &Files {
                 save,
                 standing,
+                reports,
                 json,
             },
         ),
+        Command::Report { files, html } => compare(&files, &html),
         Command::Vectors { schema } => vectors(schema),
         Command::Cases {
             count,
@@ -471,7 +492,52 @@ fn random_seed() -> u64 {
 struct Files {
     save: Option<PathBuf>,
     standing: Option<PathBuf>,
+    reports: Reports,
     json: bool,
+}
+
+/// The reports `diff` and `merge` write besides the standing.
+#[derive(clap::Args)]
+struct Reports {
+    /// Write the run as JUnit XML to FILE, for a CI service's test
+    /// panel: a test case per clause and per pinned vector.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Write the standing as one self-contained web page to FILE.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// Write a badge service's endpoint JSON to FILE, saying which
+    /// paragraphs are met.
+    #[arg(long, value_name = "FILE")]
+    badge: Option<PathBuf>,
+}
+
+impl Reports {
+    /// Writes each report asked for, of `run` (made only if one is).
+    fn write(&self, run: impl FnOnce() -> Result<report::Run, String>) -> Result<(), Fail> {
+        type Render = fn(&report::Run) -> String;
+        let writers: [(&Option<PathBuf>, Render); 3] = [
+            (&self.junit, report::junit::junit),
+            (&self.html, report::html::standing),
+            (&self.badge, report::badge::badge),
+        ];
+        if writers.iter().all(|(path, _)| path.is_none()) {
+            return Ok(());
+        }
+        let run = run().map_err(Fail)?;
+        for (path, render) in writers {
+            if let Some(path) = path {
+                write_file(path, render(&run).as_bytes())?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Writes a whole file atomically, or fails with one line.
+fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<(), Fail> {
+    rt_tool_3::atomic::write(path, bytes)
+        .map_err(|e| Fail(format!("cannot write {}: {e}", path.display())))
 }
 
 /// The pinned vectors (unless left out), then each `--replay` file's
@@ -518,7 +584,28 @@ fn run_diff(
             std::env::current_exe().map_err(|e| Fail(format!("cannot find this program: {e}")))?;
         command = vec![me.display().to_string(), "serve".into()];
     }
-    let mut processes = start_copies(&command, limits, jobs)?;
+    let mut processes = match start_copies(&command, limits, jobs) {
+        Ok(processes) => processes,
+        Err(Fail(why)) => {
+            // The reports say the process broke: a CI panel shows an
+            // error, not an empty pass.
+            let report = diff::Report::empty(
+                config.options,
+                serde_json::Value::Null,
+                config.seed,
+                config.campaign(),
+            );
+            return Err(
+                match files
+                    .reports
+                    .write(|| report::Run::unstarted(&report, &why))
+                {
+                    Ok(()) => Fail(why),
+                    Err(Fail(also)) => Fail(format!("{why}; and {also}")),
+                },
+            );
+        }
+    };
     small_pages();
     let campaign = config.campaign();
     let total = config.shard.len(campaign.fixed + campaign.generated);
@@ -752,6 +839,34 @@ fn start_copies(command: &[String], limits: &Limits, jobs: usize) -> Result<Vec<
     Ok(processes)
 }
 
+/// `report`: the page comparing the implementations of the `--json`
+/// reports `paths`, written to `out`.
+fn compare(paths: &[PathBuf], out: &std::path::Path) -> Result<ExitCode, Fail> {
+    let mut runs: Vec<report::Run> = Vec::with_capacity(paths.len());
+    for path in paths {
+        let (name, bytes) = read_input(Some(path.clone()))?;
+        let run = report::Run::read(&name, &bytes).map_err(Fail)?;
+        if let Some(first) = runs.first() {
+            let text = |r: &report::Run| {
+                format!(
+                    "{} (FlowDrop {}, rule_hash {})",
+                    r.said.rule, r.said.spec_version, r.said.rule_hash
+                )
+            };
+            if text(first) != text(&run) {
+                return Err(Fail(format!(
+                    "{name} judged {}, the first report {}: a page compares runs against one text",
+                    text(&run),
+                    text(first)
+                )));
+            }
+        }
+        runs.push(run);
+    }
+    write_file(out, report::html::compare(&runs).as_bytes())?;
+    Ok(ExitCode::SUCCESS)
+}
+
 /// `merge`: the shards' reports read, checked and joined.
 fn merge(paths: &[PathBuf], files: &Files) -> Result<ExitCode, Fail> {
     let mut parts = Vec::with_capacity(paths.len());
@@ -773,9 +888,11 @@ fn conclude(
 ) -> Result<ExitCode, Fail> {
     let standing = Standing::of(report);
     if let Some(path) = &files.standing {
-        rt_tool_3::atomic::write(path, standing.markdown().as_bytes())
-            .map_err(|e| Fail(format!("cannot write {}: {e}", path.display())))?;
+        write_file(path, standing.markdown().as_bytes())?;
     }
+    files
+        .reports
+        .write(|| report::Run::of(report, &standing, stopped.as_deref()))?;
     if files.json {
         #[derive(serde::Serialize)]
         struct Json<'a> {

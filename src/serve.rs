@@ -350,6 +350,28 @@ pub struct Settings {
     pub delay: std::time::Duration,
 }
 
+/// The name `serve` announces in its `start` reply: `rt-tool-3 serve`, with
+/// the fault and the variant it was started with (`rt-tool-3 serve --fault
+/// spoof-id`), so that runs against different ones can be told apart in a
+/// report that compares them.
+fn announced(settings: &Settings) -> String {
+    use clap::ValueEnum;
+    let mut name = String::from("rt-tool-3 serve");
+    let flags = [
+        ("fault", settings.fault.and_then(|f| f.to_possible_value())),
+        (
+            "variant",
+            settings.variant.and_then(|v| v.to_possible_value()),
+        ),
+    ];
+    for (flag, value) in flags {
+        if let Some(value) = value {
+            name.push_str(&format!(" --{flag} {}", value.get_name()));
+        }
+    }
+    name
+}
+
 /// Serves the protocol on `input` and `output` until `stop` or end of input.
 pub fn serve(input: impl BufRead, mut output: impl Write, settings: Settings) -> io::Result<()> {
     let fault = settings.fault;
@@ -377,7 +399,7 @@ pub fn serve(input: impl BufRead, mut output: impl Write, settings: Settings) ->
         let reply = match request.get("cmd").and_then(Value::as_str) {
             Some("start") if fault == Some(Fault::NoStart) => continue,
             Some("start") => json!({"ready": true, "version": crate::harness::PROTOCOL_VERSION,
-                "implementation": {"name": "rt-tool-3 serve", "language": "rust",
+                "implementation": {"name": announced(&settings), "language": "rust",
                     "version": env!("CARGO_PKG_VERSION"), "fault": fault.map(|f| format!("{f:?}")),
                     "variant": settings.variant.map(|v| format!("{v:?}"))}}),
             Some("stop") => return Ok(()),

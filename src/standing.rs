@@ -17,13 +17,14 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::diff::{Report, Vector};
+use crate::escape::{fence, markdown};
 use crate::judge::{self, Cite, Clause};
 use crate::wire::Case;
 
 pub use crate::tally::{bearing, Tally};
 
 /// One clause's standing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
     /// Judged cases bore on it, and none broke it.
@@ -35,7 +36,8 @@ pub enum Status {
 }
 
 impl Status {
-    fn text(self) -> &'static str {
+    /// As a standing says it: `met`, `not met`, `not exercised`.
+    pub fn text(self) -> &'static str {
         match self {
             Status::Met => "met",
             Status::NotMet => "not met",
@@ -135,6 +137,9 @@ pub struct Standing {
     /// the first such case.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub errored: Option<Counterexample>,
+    /// The command that runs this campaign again, the implementation's
+    /// own command left to fill in.
+    pub reproduce: String,
 }
 
 impl Standing {
@@ -203,6 +208,22 @@ impl Standing {
                 None
             },
             clauses,
+            reproduce: format!(
+                "rt-tool-3 diff --seed {} --cases {} --prose {}{}{} -- <the implementation>",
+                report.seed,
+                report.campaign.generated,
+                report.reading.name(),
+                if report.strict_order {
+                    " --strict-order"
+                } else {
+                    ""
+                },
+                if report.campaign.shard.count > 1 {
+                    format!(" --shard {}", report.campaign.shard)
+                } else {
+                    String::new()
+                },
+            ),
         }
     }
 
@@ -216,18 +237,20 @@ impl Standing {
     /// The standing as a Markdown page, for the implementation's own
     /// documentation.
     pub fn markdown(&self) -> String {
+        // What the implementation announced is untrusted text, kept text.
         let name = |k: &str| {
-            self.implementation
-                .get(k)
-                .and_then(Value::as_str)
-                .unwrap_or("an unnamed implementation")
-                .to_owned()
+            markdown(
+                self.implementation
+                    .get(k)
+                    .and_then(Value::as_str)
+                    .unwrap_or("an unnamed implementation"),
+            )
         };
         let language = self
             .implementation
             .get("language")
             .and_then(Value::as_str)
-            .map(|l| format!(" ({l})"))
+            .map(|l| format!(" ({})", markdown(l)))
             .unwrap_or_default();
         let p = &self.provenance;
         let mut md = format!("# {} standing: {}{language}\n\n", p.rule, name("name"));
@@ -249,7 +272,7 @@ impl Standing {
             let _ = writeln!(
                 md,
                 "**No standing.** The run ended on a fault of the implementation's process before it was judged in full: {}. Nothing is claimed.",
-                self.fault.as_deref().unwrap_or("unknown")
+                markdown(self.fault.as_deref().unwrap_or("unknown"))
             );
             return md;
         }
@@ -287,29 +310,18 @@ impl Standing {
         for (title, x) in examples {
             let _ = write!(md, "\n### {title}\n\n");
             for r in &x.reason {
-                let _ = writeln!(md, "- {r}");
+                let _ = writeln!(md, "- {}", markdown(r));
             }
-            let _ = write!(
-                md,
-                "\n```json\n{{\"case\": {},\n \"expected\": {},\n \"observed\": {}}}\n```\n",
+            let json = format!(
+                "{{\"case\": {},\n \"expected\": {},\n \"observed\": {}}}",
                 compact(&x.case),
                 compact(&x.expected),
                 compact(&x.observed)
             );
+            let fence = fence(&json);
+            let _ = write!(md, "\n{fence}json\n{json}\n{fence}\n");
         }
-        let _ = write!(
-            md,
-            "\nReproduce with `rt-tool-3 diff --seed {} --cases {} --prose {}{}{} -- <the implementation>`.\n",
-            self.seed,
-            self.campaign.generated,
-            self.reading.name(),
-            if self.strict_order { " --strict-order" } else { "" },
-            if self.campaign.shard.count > 1 {
-                format!(" --shard {}", self.campaign.shard)
-            } else {
-                String::new()
-            },
-        );
+        let _ = write!(md, "\nReproduce with `{}`.\n", self.reproduce);
         md
     }
 

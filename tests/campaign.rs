@@ -1,7 +1,8 @@
 //! Campaigns: `diff --jobs N` gives the report `--jobs 1` gives, and the
 //! shards of a campaign (`--shard K/N`), merged with `rt-tool-3 merge`, give
-//! the report and the standing of one unsharded run; what cannot be merged
-//! is refused in one line; and a version draws the stream it pinned.
+//! the report, the standing, the JUnit, the page and the badge of one
+//! unsharded run; what cannot be merged is refused in one line; and a
+//! version draws the stream it pinned.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -71,11 +72,15 @@ fn the_report_does_not_depend_on_jobs() {
 fn eight_shards_merged_are_the_unsharded_run() {
     let dir = dir("shards");
     let common = ["--cases", "40", "--seed", "7", "--json"];
-    let whole = diff(
-        &dir,
-        &[&common[..], &["--standing", "whole.md"]].concat(),
-        &LEAK,
-    );
+    let reports = |name: &str| {
+        ["standing", "junit", "html", "badge"]
+            .into_iter()
+            .flat_map(|flag| [format!("--{flag}"), format!("{name}.{flag}")])
+            .collect::<Vec<_>>()
+    };
+    let whole_reports = reports("whole");
+    let whole_reports: Vec<&str> = whole_reports.iter().map(String::as_str).collect();
+    let whole = diff(&dir, &[&common[..], &whole_reports].concat(), &LEAK);
     assert_eq!(whole.status.code(), Some(1));
     let mut files = Vec::new();
     let mut finders = 0;
@@ -94,7 +99,8 @@ fn eight_shards_merged_are_the_unsharded_run() {
     assert!(finders >= 2, "only {finders} shard(s) diverged");
     let merged = Command::new(BIN)
         .current_dir(&dir)
-        .args(["merge", "--json", "--standing", "merged.md"])
+        .args(["merge", "--json"])
+        .args(reports("merged"))
         .args(files.iter().rev())
         .output()
         .expect("merge runs");
@@ -109,8 +115,13 @@ fn eight_shards_merged_are_the_unsharded_run() {
         assert_eq!(&merged[key], value, "{key}");
     }
     assert_eq!(merged, whole);
-    let md = |name: &str| std::fs::read_to_string(dir.join(name)).expect("standing");
-    assert_eq!(md("merged.md"), md("whole.md"));
+    // The standing, the JUnit, the page and the badge too.
+    for report in ["standing", "junit", "html", "badge"] {
+        let read = |run: &str| {
+            std::fs::read_to_string(dir.join(format!("{run}.{report}"))).expect("a report")
+        };
+        assert_eq!(read("merged"), read("whole"), "{report}");
+    }
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -198,6 +209,14 @@ fn the_readme_matrix_runs_as_written() {
     assert!(text.contains("RT-TOOL-3 ¶3"), "{text}");
     let standing = std::fs::read_to_string(dir.join("standing.md")).expect("standing.md");
     assert!(standing.contains("### RT-TOOL-3 ¶3: not met"), "{standing}");
+    // The reports the job publishes: the JUnit fails on ¶3, the page and
+    // the badge say it is not met.
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).expect(name);
+    assert!(read("junit.xml").contains("<failure message=\""));
+    assert!(read("junit.xml").contains("type=\"RT-TOOL-3 ¶3\""));
+    assert!(read("standing.html").contains("RT-TOOL-3 ¶3: not met"));
+    let badge: Value = serde_json::from_str(&read("badge.json")).expect("the badge's JSON");
+    assert_eq!(badge["message"], "¶1 ¶2 ¶4 met, ¶3 not met");
     let saved: Value = serde_json::from_slice(
         &std::fs::read(dir.join("divergences.json")).expect("divergences.json"),
     )

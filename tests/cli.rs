@@ -798,3 +798,901 @@ fn a_report_for_a_reader_cuts_long_strings_and_the_saved_vectors_keep_them() {
         "the saved vectors lost the payload"
     );
 }
+
+// ---------------------------------------------------------------------------
+// The reports: --junit, --html, --badge and `rt-tool-3 report`
+
+/// A page parsed as the XML it also is (its one DTD, `<!DOCTYPE html>`,
+/// declares nothing); and checked to hold no script, frame, object or
+/// image, no `on…` attribute, and no link but to a fragment it has.
+fn page(text: &str) -> roxmltree::Document<'_> {
+    let options = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..roxmltree::ParsingOptions::default()
+    };
+    let doc = roxmltree::Document::parse_with_options(text, options)
+        .unwrap_or_else(|e| panic!("the page does not parse: {e}"));
+    let ids: Vec<&str> = doc
+        .descendants()
+        .filter_map(|n| n.attribute("id"))
+        .collect();
+    for node in doc.descendants().filter(|n| n.is_element()) {
+        let name = node.tag_name().name();
+        assert!(
+            !["script", "iframe", "object", "embed", "img", "link", "base", "form"].contains(&name),
+            "a <{name}> element"
+        );
+        for a in node.attributes() {
+            assert!(!a.name().starts_with("on"), "an {} attribute", a.name());
+            if a.name() == "href" {
+                let target = a.value().strip_prefix('#');
+                assert!(
+                    target.is_some_and(|t| ids.contains(&t)),
+                    "a link to {}",
+                    a.value()
+                );
+            }
+        }
+    }
+    doc
+}
+
+/// The text under a node.
+fn text_of(node: roxmltree::Node) -> String {
+    node.descendants()
+        .filter(|n| n.is_text())
+        .filter_map(|n| n.text())
+        .collect()
+}
+
+/// The rows of a page's first table, each as its cells' texts.
+fn rows(doc: &roxmltree::Document) -> Vec<Vec<String>> {
+    doc.descendants()
+        .filter(|n| n.has_tag_name("tr"))
+        .map(|tr| {
+            tr.children()
+                .filter(|c| c.has_tag_name("th") || c.has_tag_name("td"))
+                .map(text_of)
+                .collect()
+        })
+        .collect()
+}
+
+/// JUnit XML as CI services read it, checked against the shape
+/// `tests/reports/junit.xsd` describes: `testsuites` holding `testsuite`s holding
+/// `properties` then `testcase`s, each case with at most one of
+/// `failure`, `error` and `skipped`; every count attribute the count of
+/// what it counts. Gives (tests, failures, errors, skipped).
+fn junit(text: &str) -> (roxmltree::Document<'_>, [usize; 4]) {
+    let doc = roxmltree::Document::parse(text).unwrap_or_else(|e| panic!("not XML: {e}\n{text}"));
+    let root = doc.root_element();
+    assert_eq!(root.tag_name().name(), "testsuites");
+    let count = |n: roxmltree::Node, what: &str| -> usize {
+        n.attribute(what)
+            .unwrap_or_else(|| panic!("no {what} on {n:?}"))
+            .parse()
+            .expect("a count")
+    };
+    let mut total = [0; 4];
+    for suite in root.children().filter(|n| n.is_element()) {
+        assert_eq!(suite.tag_name().name(), "testsuite");
+        assert!(suite.attribute("name").is_some());
+        let mut counts = [0; 4];
+        for case in suite.children().filter(|n| n.is_element()) {
+            match case.tag_name().name() {
+                "properties" => {
+                    for p in case.children().filter(|n| n.is_element()) {
+                        assert_eq!(p.tag_name().name(), "property");
+                        assert!(p.attribute("name").is_some() && p.attribute("value").is_some());
+                    }
+                    continue;
+                }
+                "testcase" => {}
+                other => panic!("a <{other}> in a testsuite"),
+            }
+            assert!(case.attribute("name").is_some() && case.attribute("classname").is_some());
+            counts[0] += 1;
+            let results: Vec<&str> = case
+                .children()
+                .filter(|n| n.is_element())
+                .map(|n| n.tag_name().name())
+                .filter(|n| !["system-out", "system-err"].contains(n))
+                .collect();
+            assert!(results.len() <= 1, "{results:?}");
+            match results.first() {
+                Some(&"failure") => counts[1] += 1,
+                Some(&"error") => counts[2] += 1,
+                Some(&"skipped") => counts[3] += 1,
+                Some(other) => panic!("a <{other}> in a testcase"),
+                None => {}
+            }
+        }
+        for (k, what) in ["tests", "failures", "errors", "skipped"]
+            .iter()
+            .enumerate()
+        {
+            assert_eq!(
+                count(suite, what),
+                counts[k],
+                "{what} of {:?}",
+                suite.attribute("name")
+            );
+            total[k] += counts[k];
+        }
+    }
+    for (k, what) in ["tests", "failures", "errors", "skipped"]
+        .iter()
+        .enumerate()
+    {
+        assert_eq!(count(root, what), total[k], "{what} of testsuites");
+    }
+    (doc, total)
+}
+
+/// The badge's endpoint JSON: its four fields, and nothing else.
+fn badge(text: &str) -> (String, String) {
+    let v: serde_json::Value = serde_json::from_str(text).expect("the badge is JSON");
+    let keys: Vec<&str> = v
+        .as_object()
+        .expect("an object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["schemaVersion", "label", "message", "color"]);
+    assert_eq!(v["schemaVersion"], 1);
+    assert_eq!(v["label"], "RT-TOOL-3");
+    (
+        v["message"].as_str().expect("a message").to_owned(),
+        v["color"].as_str().expect("a color").to_owned(),
+    )
+}
+
+/// `diff --cases 20 --seed 1` against `serve SERVE`, writing the three
+/// reports and the --json report into `scratch` under `name`: the exit
+/// code, then the JUnit, the page and the badge.
+fn reports(scratch: &Scratch, name: &str, serve: &[&str]) -> (Option<i32>, [String; 3]) {
+    let bin = env!("CARGO_BIN_EXE_rt-tool-3");
+    let file = |ext: &str| {
+        scratch
+            .0
+            .join(format!("{name}.{ext}"))
+            .display()
+            .to_string()
+    };
+    let (x, h, b, s) = (
+        file("xml"),
+        file("html"),
+        file("badge.json"),
+        file("save.json"),
+    );
+    let out = Command::new(bin)
+        .args(["diff", "--cases", "20", "--seed", "1", "--json"])
+        .args([
+            "--junit", &x, "--html", &h, "--badge", &b, "--save", &s, "--",
+        ])
+        .args(serve)
+        .output()
+        .expect("diff runs");
+    std::fs::write(file("json"), &out.stdout).expect("written");
+    let read = |path: &str| std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    (out.status.code(), [read(&x), read(&h), read(&b)])
+}
+
+/// Against `serve`, against `serve --fault spoof-id` and against a
+/// crashing one: JUnit with no failure, with a failure naming ¶1, and with
+/// an error (never an empty pass); a page saying each clause's standing in
+/// words, the counterexample's case beside it; a badge saying which
+/// paragraphs are met.
+#[test]
+fn junit_page_and_badge_of_a_conforming_a_failing_and_a_crashing_run() {
+    let scratch = Scratch::new("reports");
+    let bin = env!("CARGO_BIN_EXE_rt-tool-3");
+
+    let (code, [xml, html, badge_json]) = reports(&scratch, "ok", &[bin, "serve"]);
+    assert_eq!(code, Some(0));
+    let (_, [tests, failures, errors, skipped]) = junit(&xml);
+    assert_eq!((failures, errors, skipped), (0, 0, 0));
+    // Seven clauses, the owed outcomes, and every pinned vector.
+    assert!(tests > 8 + 20, "{tests} test cases");
+    let doc = page(&html);
+    let table = rows(&doc);
+    for p in 1..=4 {
+        let row = table
+            .iter()
+            .find(|r| r[0] == format!("RT-TOOL-3 ¶{p}"))
+            .expect("a row per paragraph");
+        assert_eq!(row[2], "✓ met", "{row:?}");
+    }
+    assert!(!html.contains("Counterexamples"));
+    assert_eq!(
+        badge(&badge_json),
+        ("¶1 ¶2 ¶3 ¶4 met".into(), "brightgreen".into())
+    );
+
+    let (code, [xml, html, badge_json]) =
+        reports(&scratch, "spoof", &[bin, "serve", "--fault", "spoof-id"]);
+    assert_eq!(code, Some(1));
+    let (doc, [_, failures, errors, _]) = junit(&xml);
+    assert_eq!(errors, 0);
+    assert!(failures >= 1);
+    let failure = doc
+        .descendants()
+        .find(|n| n.has_tag_name("failure") && n.attribute("type") == Some("RT-TOOL-3 ¶1"))
+        .expect("a failure naming ¶1");
+    let body = text_of(failure);
+    for line in ["minimal case: {", "expected:     {", "observed:     {"] {
+        assert!(body.contains(line), "{body}");
+    }
+    assert!(failure
+        .parent()
+        .and_then(|c| c.attribute("name"))
+        .is_some_and(|n| n.starts_with("RT-TOOL-3 ¶1: ")));
+    // The pinned vector that first showed ¶1 fails with its sentences and
+    // its case, expected and observed.
+    let vector = doc
+        .descendants()
+        .filter(|n| n.attribute("classname") == Some("rt-tool-3.vectors"))
+        .find_map(|c| c.children().find(|n| n.has_tag_name("failure")))
+        .expect("a pinned vector failed");
+    let body = text_of(vector);
+    assert!(body.contains("\ncase:         {\"exposed\""), "{body}");
+    assert!(body.starts_with(vector.attribute("message").expect("a message")));
+    let doc = page(&html);
+    let row = rows(&doc)
+        .into_iter()
+        .find(|r| r[0] == "RT-TOOL-3 ¶1")
+        .expect("¶1's row");
+    assert_eq!(row[2], "✗ not met");
+    // The cell links to the counterexample: its case, expected and observed
+    // side by side.
+    let link = doc
+        .descendants()
+        .find(|n| n.has_tag_name("a") && text_of(*n) == "✗ not met")
+        .and_then(|a| a.attribute("href"))
+        .expect("a link");
+    let section = doc
+        .descendants()
+        .find(|n| n.attribute("id") == link.strip_prefix('#'))
+        .and_then(|h| h.parent())
+        .expect("the counterexample");
+    let captions: Vec<String> = section
+        .descendants()
+        .filter(|n| n.has_tag_name("figcaption"))
+        .map(text_of)
+        .collect();
+    assert_eq!(
+        captions,
+        [
+            "Minimal case",
+            "Expected outcome (the reference)",
+            "Observed outcome"
+        ]
+    );
+    let case: serde_json::Value = section
+        .descendants()
+        .find(|n| n.has_tag_name("pre"))
+        .map(|pre| serde_json::from_str(&text_of(pre)).expect("the case as JSON"))
+        .expect("the case");
+    assert!(case["calls"].is_array(), "{case}");
+    assert!(
+        section.descendants().any(|n| n.has_tag_name("ins")),
+        "no differing line marked"
+    );
+    let (message, color) = badge(&badge_json);
+    assert!(message.contains("¶1 not met"), "{message}");
+    assert_eq!(color, "red");
+
+    let (code, [xml, html, badge_json]) =
+        reports(&scratch, "crash", &[bin, "serve", "--fault", "crash"]);
+    assert_eq!(code, Some(2));
+    let (doc, [_, failures, errors, _]) = junit(&xml);
+    assert_eq!((failures, errors), (0, 1));
+    let error = doc
+        .descendants()
+        .find(|n| n.has_tag_name("error"))
+        .expect("an error");
+    assert!(error
+        .attribute("message")
+        .is_some_and(|m| m.contains("crashed")));
+    let doc = page(&html);
+    assert!(text_of(doc.root_element()).contains("No standing: the process broke"));
+    assert!(rows(&doc).is_empty(), "a broken run claims no clause");
+    assert_eq!(badge(&badge_json).1, "lightgrey");
+
+    // One that never starts: an error too.
+    let (code, [xml, _, _]) = reports(&scratch, "absent", &["/nonexistent/implementation"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(junit(&xml).1[2], 1);
+}
+
+/// A report that cannot be written: exit 2, one line naming the file.
+#[test]
+fn a_report_that_cannot_be_written_is_exit_2_in_one_line() {
+    for flag in ["--junit", "--html", "--badge"] {
+        let out = run(
+            &[
+                "diff",
+                "--cases",
+                "0",
+                "--save",
+                "/dev/null",
+                flag,
+                "/nonexistent/dir/report",
+            ],
+            b"",
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag}: {err}");
+        assert_eq!(err.lines().count(), 1, "{flag}: {err}");
+        assert!(
+            err.contains("cannot write /nonexistent/dir/report"),
+            "{flag}: {err}"
+        );
+    }
+}
+
+/// `rt-tool-3 report`: one page over the --json reports of several
+/// implementations, a row each by the name it announced, each cell not
+/// met linked to its counterexample; a file that is no such report is
+/// refused in one line.
+#[test]
+fn report_compares_implementations_and_refuses_what_is_not_a_report() {
+    let scratch = Scratch::new("compare");
+    let bin = env!("CARGO_BIN_EXE_rt-tool-3");
+    reports(&scratch, "ok", &[bin, "serve"]);
+    reports(&scratch, "spoof", &[bin, "serve", "--fault", "spoof-id"]);
+    reports(&scratch, "crash", &[bin, "serve", "--fault", "crash"]);
+    let json = |name: &str| scratch.0.join(format!("{name}.json")).display().to_string();
+    let out_page = scratch.0.join("compare.html").display().to_string();
+    let out = run(
+        &[
+            "report",
+            &json("ok"),
+            &json("spoof"),
+            &json("crash"),
+            "--html",
+            &out_page,
+        ],
+        b"",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&out_page).expect("the page");
+    let doc = page(&text);
+    let table = rows(&doc);
+    let names: Vec<&str> = table[1..].iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "rt-tool-3 serve",
+            "rt-tool-3 serve --fault spoof-id",
+            "rt-tool-3 serve --fault crash"
+        ]
+    );
+    assert_eq!(&table[0][3..7], ["¶1", "¶2", "¶3", "¶4"]);
+    assert_eq!(&table[1][3..7], ["✓ met", "✓ met", "✓ met", "✓ met"]);
+    assert_eq!(table[2][3], "✗ not met");
+    assert!(table[3][3].contains("no standing"), "{:?}", table[3]);
+    // Every link leads somewhere on the page (checked by `page`); the
+    // spoofer's ¶1 to its counterexample.
+    let href = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("a") && text_of(*n) == "✗ not met")
+        .filter_map(|a| a.attribute("href"))
+        .next()
+        .expect("a link");
+    let target = doc
+        .descendants()
+        .find(|n| n.attribute("id") == href.strip_prefix('#'))
+        .expect("its target");
+    assert_eq!(text_of(target), "RT-TOOL-3 ¶1: not met");
+
+    let junk = scratch.write("junk.json", "{\"not\": \"a report\"}");
+    for (bad, says) in [
+        (junk.as_str(), "is not the --json report"),
+        ("/nonexistent/r.json", "cannot read"),
+    ] {
+        let out = run(&["report", &json("ok"), bad, "--html", &out_page], b"");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(says), "{err}");
+    }
+}
+
+/// An implementation that announces a name full of markup, failing on a
+/// case full of it: the page shows both as written and runs nothing, the
+/// JUnit parses and says the name as written, and the Markdown standing
+/// has no HTML, no link, and tables of their shape.
+#[test]
+fn markup_in_a_case_and_a_name_stays_text_in_every_report() {
+    let scratch = Scratch::new("markup");
+    let bin = env!("CARGO_BIN_EXE_rt-tool-3");
+    // The name as JSON writes it (a newline as \n), and as it is.
+    let name = r#"<script>alert(1)</script></td>]]>|\n[x](javascript:alert(1))<img src=x onerror=alert(2)>"#;
+    let plain = name.replace("\\n", "\n");
+    let wrapper = scratch.write(
+        "hostile.sh",
+        &format!(
+            "#!/bin/sh\n{bin} serve --fault leak-payload | sed -u '1s%\"name\":\"[^\"]*\"%\"name\":\"{}\"%'\n",
+            name.replace('\\', "\\\\")
+        ),
+    );
+    let case = serde_json::json!({"calls": [{"tool_call_id": "</td><script>alert(3)</script>",
+        "result": {"success": true, "data": "|a|b|\n<!--", "artifacts": [
+            {"type": "]]><a href=\"javascript:alert(4)\">", "payload": {"`|x": "</pre>|\n<script>alert(5)</script>"}}]}}]});
+    let replay = scratch.write("hostile-case.json", &case.to_string());
+    let file = |ext: &str| scratch.0.join(format!("h.{ext}")).display().to_string();
+    let out = Command::new(bin)
+        .args([
+            "diff",
+            "--cases",
+            "0",
+            "--no-vectors",
+            "--replay",
+            &replay,
+            "--json",
+        ])
+        .args([
+            "--junit",
+            &file("xml"),
+            "--html",
+            &file("html"),
+            "--standing",
+            &file("md"),
+        ])
+        .args(["--save", "/dev/null", "--", "sh", &wrapper])
+        .output()
+        .expect("diff runs");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let read = |ext: &str| std::fs::read_to_string(file(ext)).expect("a report");
+    std::fs::write(file("json"), &out.stdout).expect("written");
+
+    let html = read("html");
+    let doc = page(&html);
+    let h1 = doc
+        .descendants()
+        .find(|n| n.has_tag_name("h1"))
+        .map(text_of);
+    assert_eq!(
+        h1,
+        Some(format!("RT-TOOL-3 standing: {plain} 0.6.0 (rust)"))
+    );
+    let pre: Vec<String> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("pre"))
+        .map(text_of)
+        .collect();
+    // The minimal case and the judge's sentences, as the --json report
+    // has them: the sentence names the call by its hostile id.
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the report");
+    let example = report["standing"]["clauses"]
+        .as_array()
+        .and_then(|cs| cs.iter().find(|c| c["status"] == "not-met"))
+        .map(|c| &c["counterexample"])
+        .expect("a clause not met");
+    let shown_case: serde_json::Value = serde_json::from_str(&pre[0]).expect("the case as JSON");
+    assert_eq!(&shown_case, &example["case"]);
+    let reason = example["reason"][0].as_str().expect("a sentence");
+    assert!(
+        reason.contains("</td><script>alert(3)</script>"),
+        "{reason}"
+    );
+    let items: Vec<String> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("li"))
+        .map(text_of)
+        .collect();
+    assert!(items.iter().any(|i| i == reason), "{items:?}");
+
+    let xml = read("xml");
+    let (doc, _) = junit(&xml);
+    let suites = doc.root_element().attribute("name").map(str::to_owned);
+    assert_eq!(
+        suites,
+        Some(format!("RT-TOOL-3 conformance: {plain} 0.6.0 (rust)"))
+    );
+
+    let md = read("md");
+    use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+    let mut cells = 0;
+    // The first heading's text, and whether it is still being read.
+    let (mut heading, mut reading) = (None, false);
+    for event in Parser::new_ext(&md, pulldown_cmark::Options::ENABLE_TABLES) {
+        match event {
+            Event::Html(h) | Event::InlineHtml(h) => panic!("HTML in the standing: {h}\n{md}"),
+            Event::Start(Tag::Link { .. } | Tag::Image { .. }) => {
+                panic!("a link in the standing\n{md}")
+            }
+            Event::Start(Tag::Heading { .. }) if heading.is_none() => {
+                (heading, reading) = (Some(String::new()), true)
+            }
+            Event::End(TagEnd::Heading(_)) => reading = false,
+            Event::Text(t) => {
+                if let Some(h) = heading.as_mut().filter(|_| reading) {
+                    h.push_str(&t);
+                }
+            }
+            Event::Start(Tag::TableRow | Tag::TableHead) => cells = 0,
+            Event::Start(Tag::TableCell) => cells += 1,
+            Event::End(TagEnd::TableRow | TagEnd::TableHead) => assert_eq!(cells, 4, "{md}"),
+            _ => {}
+        }
+    }
+    assert_eq!(
+        heading,
+        Some(format!(
+            "RT-TOOL-3 standing: {} (rust)",
+            plain.replace('\n', "\u{240a}")
+        ))
+    );
+
+    // And the page comparing it with the reference.
+    let out_page = file("compare.html");
+    let out = run(&["report", &file("json"), "--html", &out_page], b"");
+    assert_eq!(out.status.code(), Some(0));
+    let text = std::fs::read_to_string(&out_page).expect("the page");
+    let doc = page(&text);
+    assert_eq!(rows(&doc)[1][0], plain);
+}
+
+// ---------------------------------------------------------------------------
+// Untrusted text stays text (RT-TOOL-6) in every report: hostile strings in
+// every field a run can carry (ids, types, payloads, prose, the judge's
+// sentences, the fault, the implementation's name, version and language)
+// give JUnit and pages that still parse, in which no such string became
+// markup and each reads back as written (its characters XML cannot hold
+// shown by their stand-ins), and a Markdown standing with no HTML, no
+// link, and tables of their shape.
+
+mod hostile {
+    use proptest::prelude::*;
+    use serde_json::{json, Value};
+
+    use super::{page, text_of};
+    use rt_tool_3::diff::{Campaign, Report, Shard};
+    use rt_tool_3::escape::visible;
+    use rt_tool_3::judge::{Clause, Options};
+    use rt_tool_3::report::{html, junit, Run};
+    use rt_tool_3::standing::{ClauseStanding, Counterexample, Standing, Status};
+    use rt_tool_3::wire::{Call, Case};
+
+    /// Pieces that have broken reports elsewhere: tags, comments, CDATA ends,
+    /// quotes, references, table pipes, line ends, controls, noncharacters,
+    /// script links, Markdown's own marks.
+    const HOSTILE: &[&str] = &[
+        "<script>alert(1)</script>",
+        "</script>",
+        "</td>",
+        "</pre>",
+        "<!--",
+        "-->",
+        "]]>",
+        "<![CDATA[",
+        "\"",
+        "'",
+        "&",
+        "&amp;",
+        "&#0;",
+        "|",
+        "\n",
+        "\r\n",
+        "\t",
+        "\u{0}",
+        "\u{1}",
+        "\u{1b}",
+        "\u{7f}",
+        "\u{fffe}",
+        "\u{ffff}",
+        "\u{85}",
+        "[x](javascript:alert(1))",
+        "javascript:alert(1)",
+        "<a href=\"javascript:alert(1)\">x</a>",
+        "<img src=x onerror=alert(1)>",
+        "`",
+        "```",
+        "*_#",
+        "\\",
+        "    ",
+        " ",
+        "1. ",
+        "- ",
+    ];
+
+    fn hostile() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            proptest::sample::select(HOSTILE).prop_map(str::to_owned),
+            any::<String>(),
+            "[a-z]{1,4}",
+        ];
+        proptest::collection::vec(piece, 0..6).prop_map(|pieces| pieces.concat())
+    }
+
+    /// Eleven hostile strings, one per field.
+    fn fields() -> impl Strategy<Value = Vec<String>> {
+        proptest::collection::vec(hostile(), 11)
+    }
+
+    /// `s` as a report shows it: each character XML cannot hold as its
+    /// stand-in.
+    fn shown(s: &str) -> String {
+        s.chars().map(|c| visible(c).unwrap_or(c)).collect()
+    }
+
+    /// `s` as the Markdown standing shows it: line ends and tabs as their
+    /// pictures too.
+    fn shown_md(s: &str) -> String {
+        s.chars()
+            .map(|c| match c {
+                '\t' | '\n' | '\r' => char::from_u32(0x2400 + c as u32).unwrap_or(c),
+                c => visible(c).unwrap_or(c),
+            })
+            .collect()
+    }
+
+    /// A standing of an implementation that announced hostile names, not
+    /// meeting ¶1 on a case full of hostile strings, with hostile sentences;
+    /// and the process broken with a hostile message when `broken`.
+    pub(super) fn standing(f: &[String], broken: bool) -> (Report, Standing) {
+        let case = Case {
+            exposed: None,
+            calls: vec![Call {
+                tool_call_id: f[0].clone(),
+                result: json!({"success": true, "data": f[1], "artifacts": [
+                {"type": f[2], "payload": {f[3].clone(): f[4]}}]}),
+            }],
+        };
+        let expected = rt_tool_3::model::outcome(&case);
+        let observed = json!({"messages": [{"tool_call_id": f[0], "content": f[1]}],
+        "tool_artifacts": [{"type": f[2], "payload": {}, "tool_call_id": f[5]}], "exposed": false});
+        let implementation = json!({"name": f[6], "version": f[7], "language": f[8]});
+        let options = Options {
+            strict_order: false,
+            prose: rt_tool_3::judge::ProseMode::DataOnly,
+            siblings: true,
+        };
+        let campaign = Campaign {
+            fixed: 0,
+            fixed_digest: String::new(),
+            generated: 10,
+            shard: Shard::WHOLE,
+        };
+        let report = Report::empty(options, implementation, 1, campaign);
+        let mut standing = Standing::of(&report);
+        let example = Counterexample {
+            reason: vec![f[9].clone(), f[10].clone()],
+            case,
+            expected,
+            observed,
+        };
+        standing.clauses = Clause::ALL
+            .into_iter()
+            .map(|clause| ClauseStanding {
+                clause,
+                cite: clause.cite(),
+                title: clause.title(),
+                status: if clause == Clause::KeyByKey {
+                    Status::NotMet
+                } else {
+                    Status::Met
+                },
+                cases: 3,
+                counterexample: (clause == Clause::KeyByKey).then(|| example.clone()),
+            })
+            .collect();
+        standing.errored = Some(example);
+        if broken {
+            standing.complete = false;
+            standing.fault = Some(f[10].clone());
+            standing.clauses.clear();
+        }
+        (report, standing)
+    }
+
+    /// The page passes [`page`] and shows each hostile string as written.
+    fn check_page(text: &str, run: &Run, f: &[String]) -> Result<(), TestCaseError> {
+        let doc = page(text);
+        let h1 = doc
+            .descendants()
+            .find(|n| n.has_tag_name("h1"))
+            .map(text_of)
+            .unwrap_or_default();
+        let heading = format!(
+            "RT-TOOL-3 standing: {} {} ({})",
+            shown(&f[6]),
+            shown(&f[7]),
+            shown(&f[8])
+        );
+        let texts: Vec<String> = doc
+            .descendants()
+            .filter(|n| n.is_element())
+            .map(text_of)
+            .collect();
+        prop_assert_eq!(h1, heading);
+        if run.said.fault.is_none() {
+            for reason in &f[9..11] {
+                prop_assert!(
+                    texts.contains(&shown(reason)),
+                    "the sentence {reason:?} is not shown as written"
+                );
+            }
+            let observed = rt_tool_3::report::json_pretty(
+                &run.said.clauses[0]
+                    .counterexample
+                    .as_ref()
+                    .map(|x| x.observed.clone())
+                    .unwrap_or(Value::Null),
+            );
+            prop_assert!(
+                texts.contains(&shown(&observed)),
+                "the observed outcome is not shown as written"
+            );
+        } else {
+            let fault = shown(&f[10]);
+            prop_assert!(
+                texts.iter().any(|t| t.contains(&fault)),
+                "the fault is not shown as written"
+            );
+        }
+        Ok(())
+    }
+
+    fn check_junit(xml: &str, f: &[String], broken: bool) -> Result<(), TestCaseError> {
+        let doc = roxmltree::Document::parse(xml)
+            .map_err(|e| TestCaseError::fail(format!("the JUnit does not parse: {e}\n{xml}")))?;
+        let root = doc.root_element();
+        prop_assert_eq!(root.tag_name().name(), "testsuites");
+        let who = format!("{} {} ({})", shown(&f[6]), shown(&f[7]), shown(&f[8]));
+        prop_assert_eq!(
+            root.attribute("name").map(str::to_owned),
+            Some(format!("RT-TOOL-3 conformance: {who}"))
+        );
+        if broken {
+            let error = doc.descendants().find(|n| n.has_tag_name("error"));
+            prop_assert_eq!(
+                error
+                    .and_then(|e| e.attribute("message"))
+                    .map(str::to_owned),
+                Some(shown(&f[10]))
+            );
+        } else {
+            let failure = doc
+                .descendants()
+                .find(|n| n.has_tag_name("failure"))
+                .ok_or_else(|| TestCaseError::fail("no failure"))?;
+            prop_assert_eq!(
+                failure.attribute("message").map(str::to_owned),
+                Some(shown(&f[9]))
+            );
+            let sentences = format!("{}\n{}\n", shown(&f[9]), shown(&f[10]));
+            prop_assert!(
+                text_of(failure).starts_with(&sentences),
+                "the sentences are not the failure's first lines"
+            );
+        }
+        Ok(())
+    }
+
+    /// The Markdown standing: no HTML and no link anywhere, the heading and
+    /// each sentence read as written, every table row of four cells.
+    fn check_markdown(md: &str, f: &[String], broken: bool) -> Result<(), TestCaseError> {
+        use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+        let mut texts = Vec::new();
+        let mut current: Option<String> = None;
+        let mut cells = 0;
+        for event in Parser::new_ext(md, Options::ENABLE_TABLES) {
+            match event {
+                Event::Html(h) | Event::InlineHtml(h) => {
+                    return Err(TestCaseError::fail(format!(
+                        "HTML in the standing: {h:?}\n{md}"
+                    )))
+                }
+                Event::Start(Tag::Link { .. } | Tag::Image { .. }) => {
+                    return Err(TestCaseError::fail(format!("a link in the standing\n{md}")))
+                }
+                Event::Start(Tag::Heading { .. } | Tag::Item) => current = Some(String::new()),
+                Event::End(TagEnd::Heading(_) | TagEnd::Item) => texts.extend(current.take()),
+                Event::Text(t) | Event::Code(t) => {
+                    if let Some(c) = &mut current {
+                        c.push_str(&t);
+                    }
+                }
+                Event::Start(Tag::TableRow | Tag::TableHead) => cells = 0,
+                Event::Start(Tag::TableCell) => cells += 1,
+                Event::End(TagEnd::TableRow | TagEnd::TableHead) => {
+                    prop_assert_eq!(cells, 4, "a table row of {} cells\n{}", cells, md)
+                }
+                _ => {}
+            }
+        }
+        let heading = format!(
+            "RT-TOOL-3 standing: {} ({})",
+            shown_md(&f[6]),
+            shown_md(&f[8])
+        );
+        prop_assert_eq!(texts.first(), Some(&heading));
+        if !broken {
+            for reason in &f[9..11] {
+                prop_assert!(
+                    texts.contains(&shown_md(reason)),
+                    "{reason:?} not read as written\n{md}"
+                );
+            }
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 256,
+            failure_persistence: Some(Box::new(rt_tool_3::gen::AtomicRegressions(
+                "proptest-regressions/reports.txt",
+            ))),
+            ..ProptestConfig::default()
+        })]
+
+        #[test]
+        fn hostile_text_stays_text_in_every_report(f in fields(), broken in any::<bool>()) {
+            let (report, standing) = standing(&f, broken);
+            let run = Run::of(&report, &standing, None)
+                .map_err(TestCaseError::fail)?;
+            check_junit(&junit::junit(&run), &f, broken)?;
+            check_page(&html::standing(&run), &run, &f)?;
+            check_markdown(&standing.markdown(), &f, broken)?;
+            let compared = html::compare(&[run.clone(), run]);
+            let doc = page(&compared);
+            let names: Vec<String> = doc
+                .descendants()
+                .filter(|n| n.has_tag_name("th") && n.attribute("scope") == Some("row"))
+                .map(text_of)
+                .collect();
+            prop_assert_eq!(names, vec![shown(&f[6]), shown(&f[6])]);
+        }
+    }
+}
+
+/// The reports' structure, pinned and read by hand: the JUnit, the page
+/// and the badge of a run whose implementation breaks ¶1 on a one-call
+/// case, every other clause met (three cases each).
+#[test]
+fn the_reports_structure() {
+    let fields = [
+        "c1",
+        "found 2 files",
+        "file",
+        "name",
+        "a.txt",
+        "c2",
+        "an adapter",
+        "1.0.0",
+        "python",
+        "tool_artifacts[0] carries tool_call_id \"c2\", which is no call of this invocation",
+        "a second sentence",
+    ]
+    .map(str::to_owned);
+    let (report, mut standing) = hostile::standing(&fields, false);
+    standing.errored = None;
+    (standing.cases, standing.requests) = (3, 9);
+    let run = rt_tool_3::report::Run::of(&report, &standing, None).expect("the run");
+    let version = |text: String| text.replace(env!("CARGO_PKG_VERSION"), "[version]");
+    // In a folder of their own: every snapshot directly in `snapshots/`
+    // is an example verdict's (`tests/verdicts.rs`).
+    insta::with_settings!({
+        snapshot_path => "../snapshots/reports",
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!("report_junit", version(rt_tool_3::report::junit::junit(&run)));
+        insta::assert_snapshot!("report_html", version(rt_tool_3::report::html::standing(&run)));
+        insta::assert_snapshot!("report_badge", rt_tool_3::report::badge::badge(&run));
+    });
+}

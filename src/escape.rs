@@ -1,0 +1,116 @@
+//! Untrusted text kept text wherever it lands.
+//!
+//! RT-TOOL-6: "A payload is untrusted tool and model output: a consumer
+//! must treat every value in it as plain text and escape it on output."
+//! The reports are such a consumer (and so are the browsers and CI panels
+//! that show them): every id, type, payload, prose, message and
+//! implementation name goes through [`markup`] or [`markup_attr`] into XML
+//! and HTML, and through [`markdown`] (or inside a [`fence`]) into
+//! Markdown. No value can open a tag, end a cell, or become a link or a
+//! script. The characters XML 1.0 cannot hold at all are shown by
+//! [`visible`] stand-ins, never dropped.
+
+/// The stand-in shown for a character XML 1.0 cannot hold, or HTML reads
+/// as an error: a C0 control other than tab, line feed and carriage return
+/// as its Control Picture (U+0001 as `␁`), DEL as `␡`, and the
+/// noncharacters U+FFFE and U+FFFF as U+FFFD. `None` for any other
+/// character, which is shown as it is.
+pub fn visible(c: char) -> Option<char> {
+    match c {
+        '\t' | '\n' | '\r' => None,
+        '\0'..='\x1f' => char::from_u32(0x2400 + c as u32),
+        '\x7f' => Some('\u{2421}'),
+        '\u{fffe}' | '\u{ffff}' => Some('\u{fffd}'),
+        _ => None,
+    }
+}
+
+/// `s` as the text of an XML or HTML element: `&`, `<`, `>`, both quotes
+/// and carriage returns as references, the characters XML cannot hold as
+/// their [`visible`] stand-ins. Line feeds and tabs stay.
+pub fn markup(s: &str) -> String {
+    escape(s, false)
+}
+
+/// `s` as an XML or HTML attribute value in double quotes: [`markup`], and
+/// line feeds and tabs as references too, so that a parser keeps them.
+pub fn markup_attr(s: &str) -> String {
+    escape(s, true)
+}
+
+fn escape(s: &str, attribute: bool) -> String {
+    let mut out = String::with_capacity(s.len() + s.len() / 8);
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            '\r' => out.push_str("&#13;"),
+            '\n' if attribute => out.push_str("&#10;"),
+            '\t' if attribute => out.push_str("&#9;"),
+            c => out.push(visible(c).unwrap_or(c)),
+        }
+    }
+    out
+}
+
+/// `s` as inline Markdown text (CommonMark, GitHub's tables too) that reads
+/// as written: every ASCII punctuation character behind a backslash, so
+/// nothing opens a tag, a link, an emphasis or ends a table cell; tab,
+/// line feed and carriage return as their Control Pictures, so a value
+/// stays on its line and in its cell; spaces at either end as references,
+/// which Markdown keeps (four at the start of a list item would make it
+/// code, and a line's ends are trimmed); the rest as [`visible`] shows it.
+pub fn markdown(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + s.len() / 4);
+    let inner = s.trim_matches(' ');
+    let (lead, trail) = match s.find(|c| c != ' ') {
+        Some(at) => (at, s.len() - at - inner.len()),
+        None => (s.len(), 0),
+    };
+    out.push_str(&"&#32;".repeat(lead));
+    for c in inner.chars() {
+        match c {
+            '\t' | '\n' | '\r' => out.extend(char::from_u32(0x2400 + c as u32)),
+            c if c.is_ascii_punctuation() => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(visible(c).unwrap_or(c)),
+        }
+    }
+    out.push_str(&"&#32;".repeat(trail));
+    out
+}
+
+/// A fence of backticks longer than any run of backticks in `text`, so
+/// that nothing inside a fenced block can close it.
+pub fn fence(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    "`".repeat(longest.max(2) + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_are_total_and_visible() {
+        assert_eq!(
+            markup("<a href='x'>&\"</a>"),
+            "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;"
+        );
+        assert_eq!(
+            markup("a\nb\tc\rd\u{1}\u{ffff}"),
+            "a\nb\tc&#13;d\u{2401}\u{fffd}"
+        );
+        assert_eq!(markup_attr("a\nb\tc"), "a&#10;b&#9;c");
+        assert_eq!(markdown("a|b\n<x>"), "a\\|b\u{240a}\\<x\\>");
+        assert_eq!(markdown("  a b "), "&#32;&#32;a b&#32;");
+        assert_eq!(markdown("   "), "&#32;&#32;&#32;");
+        assert_eq!(fence("no ticks"), "```");
+        assert_eq!(fence("a ```` b"), "`````");
+    }
+}

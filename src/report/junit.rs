@@ -1,0 +1,300 @@
+//! The run as JUnit XML, the file CI services (GitHub Actions, GitLab,
+//! Jenkins, Buildkite) show in their test panels.
+//!
+//! `testsuites` holds two `testsuite`s. The first has one `testcase` per
+//! clause of the standing: passed when met, a `failure` when not met
+//! (carrying the judge's sentences, the minimal case, the expected and the
+//! observed outcome), `skipped` when not exercised; and one for the
+//! outcomes owed, a `failure` when the implementation errored on a case it
+//! owed an outcome for. When the implementation's process broke (a crash, a
+//! hang, garbage: `diff` exits 2) it holds an `error` first, and its
+//! clauses are `skipped`, nothing being claimed: never an empty pass. The
+//! second has one `testcase` per pinned conformance vector of the run.
+//! The counts (`tests`, `failures`, `errors`, `skipped`) are those of the
+//! cases written, for each suite and for the whole. Nothing in it depends
+//! on the clock, so merged shards give the file one run gives.
+
+use std::fmt::Write as _;
+
+use super::{json, markup, markup_attr, Example, PinnedResult, Run};
+use crate::standing::Status;
+
+/// How a test case ended.
+enum Outcome {
+    Passed,
+    /// `failure`, `error` or `skipped`, with its `message`, its `type`
+    /// and its text.
+    Not {
+        element: &'static str,
+        message: String,
+        kind: String,
+        text: String,
+    },
+}
+
+struct TestCase {
+    classname: &'static str,
+    name: String,
+    outcome: Outcome,
+    /// What to show for a case that passed.
+    out: Option<String>,
+}
+
+struct Suite {
+    name: String,
+    properties: Vec<(&'static str, String)>,
+    cases: Vec<TestCase>,
+}
+
+impl Suite {
+    /// How many of its cases end in `element` (all for `None`).
+    fn count(&self, element: Option<&str>) -> usize {
+        self.cases
+            .iter()
+            .filter(|c| match (&c.outcome, element) {
+                (_, None) => true,
+                (Outcome::Not { element: e, .. }, Some(want)) => *e == want,
+                (Outcome::Passed, Some(_)) => false,
+            })
+            .count()
+    }
+}
+
+/// The counts attributes of a suite, or of all of them.
+fn counts(suites: &[&Suite]) -> String {
+    let sum = |element: Option<&str>| suites.iter().map(|s| s.count(element)).sum::<usize>();
+    format!(
+        "tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"",
+        sum(None),
+        sum(Some("failure")),
+        sum(Some("error")),
+        sum(Some("skipped"))
+    )
+}
+
+/// A counterexample as the text of a `failure`, its case called `case`
+/// (`minimal case`, or `case` for a pinned vector, which is not shrunk).
+fn example_text(x: &Example, case: &str) -> String {
+    let mut text = x.reason.join("\n");
+    let _ = write!(
+        text,
+        "\n\n{case:<13} {}\nexpected:     {}\nobserved:     {}\n",
+        json(&x.case),
+        json(&x.expected),
+        json(&x.observed)
+    );
+    text
+}
+
+/// The run's JUnit XML.
+pub fn junit(run: &Run) -> String {
+    let said = &run.said;
+    let who = run.implementation();
+    let mut clauses = Suite {
+        name: format!("{}: {who}", said.rule),
+        properties: vec![
+            ("rule", said.rule.clone()),
+            ("spec_version", said.spec_version.clone()),
+            ("rule_hash", said.rule_hash.clone()),
+            ("oracle", said.oracle.clone()),
+            ("implementation", who.clone()),
+            ("reading", said.reading.clone()),
+            ("strict_order", said.strict_order.to_string()),
+            ("seed", said.seed.to_string()),
+            ("cases", said.cases.to_string()),
+            ("requests", said.requests.to_string()),
+            ("reproduce", said.reproduce.clone()),
+        ],
+        cases: Vec::new(),
+    };
+    if let Some(why) = &run.broken {
+        let mut text = format!("{why}\n");
+        if let Some(case) = &run.broken_case {
+            let _ = writeln!(text, "the case: {}", json(case));
+        }
+        clauses.cases.push(TestCase {
+            classname: "rt-tool-3.process",
+            name: "the implementation's process answers the protocol".into(),
+            outcome: Outcome::Not {
+                element: "error",
+                message: why.clone(),
+                kind: "process-fault".into(),
+                text,
+            },
+            out: None,
+        });
+    }
+    if said.complete {
+        for c in &said.clauses {
+            let name = format!("{}: {}", c.clause, c.title);
+            let outcome = match (c.status, &c.counterexample) {
+                (Status::NotMet, Some(x)) => Outcome::Not {
+                    element: "failure",
+                    message: x.reason.first().cloned().unwrap_or_default(),
+                    kind: c.clause.id().into(),
+                    text: example_text(x, "minimal case:"),
+                },
+                (Status::NotMet, None) => Outcome::Not {
+                    element: "failure",
+                    message: format!("{}: not met", c.clause),
+                    kind: c.clause.id().into(),
+                    text: String::new(),
+                },
+                (Status::NotExercised, _) => Outcome::Not {
+                    element: "skipped",
+                    message: "not exercised: no judged case bore on it".into(),
+                    kind: String::new(),
+                    text: String::new(),
+                },
+                (Status::Met, _) => Outcome::Passed,
+            };
+            clauses.cases.push(TestCase {
+                classname: "rt-tool-3.clauses",
+                name,
+                outcome,
+                out: Some(format!(
+                    "{}: {} judged cases bore on it",
+                    c.status.text(),
+                    c.cases
+                )),
+            });
+        }
+        clauses.cases.push(TestCase {
+            classname: "rt-tool-3.clauses",
+            name: "an outcome for every case that owes one".into(),
+            outcome: match &said.errored {
+                Some(x) => Outcome::Not {
+                    element: "failure",
+                    message: "errored on a case it owed an outcome for".into(),
+                    kind: "errored".into(),
+                    text: example_text(x, "minimal case:"),
+                },
+                None => Outcome::Passed,
+            },
+            out: None,
+        });
+    } else {
+        for c in crate::judge::Clause::ALL {
+            clauses.cases.push(TestCase {
+                classname: "rt-tool-3.clauses",
+                name: format!("{c}: {}", c.title()),
+                outcome: Outcome::Not {
+                    element: "skipped",
+                    message: "not judged: the run ended on a fault of the implementation's process, and claims nothing".into(),
+                    kind: String::new(),
+                    text: String::new(),
+                },
+                out: None,
+            });
+        }
+    }
+    let vectors = Suite {
+        name: format!("{} pinned vectors: {who}", said.rule),
+        properties: Vec::new(),
+        cases: run
+            .vectors
+            .iter()
+            .map(|v| TestCase {
+                classname: "rt-tool-3.vectors",
+                name: v.name.clone(),
+                outcome: match v.result {
+                    PinnedResult::Passed => Outcome::Passed,
+                    PinnedResult::Failed => Outcome::Not {
+                        element: "failure",
+                        message: v
+                            .example
+                            .as_ref()
+                            .and_then(|x| x.reason.first().cloned())
+                            .unwrap_or_else(|| {
+                                format!("{} diverged from the reference outcome", v.name)
+                            }),
+                        kind: "vector".into(),
+                        text: match &v.example {
+                            Some(x) => example_text(x, "case:"),
+                            None => "It showed no clause an earlier case had not: the clauses' test cases carry the minimal counterexamples, and the --save file every divergence.".into(),
+                        },
+                    },
+                    PinnedResult::NotJudged => Outcome::Not {
+                        element: "skipped",
+                        message: "not judged: the run ended on a fault of the implementation's process".into(),
+                        kind: String::new(),
+                        text: String::new(),
+                    },
+                },
+                out: None,
+            })
+            .collect(),
+    };
+    let mut suites = vec![&clauses];
+    if !vectors.cases.is_empty() {
+        suites.push(&vectors);
+    }
+    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        xml,
+        "<testsuites name=\"{}\" {}>",
+        markup_attr(&format!("{} conformance: {who}", said.rule)),
+        counts(&suites)
+    );
+    for (id, suite) in suites.iter().enumerate() {
+        let _ = writeln!(
+            xml,
+            "  <testsuite name=\"{}\" id=\"{id}\" {}>",
+            markup_attr(&suite.name),
+            counts(&[suite])
+        );
+        if !suite.properties.is_empty() {
+            xml.push_str("    <properties>\n");
+            for (name, value) in &suite.properties {
+                let _ = writeln!(
+                    xml,
+                    "      <property name=\"{name}\" value=\"{}\"/>",
+                    markup_attr(value)
+                );
+            }
+            xml.push_str("    </properties>\n");
+        }
+        for case in &suite.cases {
+            write_case(&mut xml, case);
+        }
+        xml.push_str("  </testsuite>\n");
+    }
+    xml.push_str("</testsuites>\n");
+    xml
+}
+
+fn write_case(xml: &mut String, case: &TestCase) {
+    let _ = write!(
+        xml,
+        "    <testcase classname=\"{}\" name=\"{}\">",
+        case.classname,
+        markup_attr(&case.name)
+    );
+    match &case.outcome {
+        Outcome::Passed => {}
+        Outcome::Not {
+            element,
+            message,
+            kind,
+            text,
+        } => {
+            let _ = write!(
+                xml,
+                "\n      <{element} message=\"{}\"",
+                markup_attr(message)
+            );
+            if !kind.is_empty() {
+                let _ = write!(xml, " type=\"{}\"", markup_attr(kind));
+            }
+            if text.is_empty() {
+                xml.push_str("/>");
+            } else {
+                let _ = write!(xml, ">{}</{element}>", markup(text));
+            }
+        }
+    }
+    if let Some(out) = &case.out {
+        let _ = write!(xml, "\n      <system-out>{}</system-out>", markup(out));
+    }
+    xml.push_str("\n    </testcase>\n");
+}

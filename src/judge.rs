@@ -1238,8 +1238,9 @@ pub fn may_deliver(result: &Value) -> bool {
 /// own cannot be mistaken for a leak.
 ///
 /// Every candidate string is looked for in what each call may draw on in
-/// one pass of an Aho–Corasick automaton; the lists themselves hold each
-/// candidate once for every call it is one for.
+/// one pass of an Aho–Corasick automaton over the first bytes of each
+/// (a longer one is then compared in place); the lists themselves hold
+/// each candidate once for every call it is one for.
 pub fn leak_candidates(case: &Case, mode: ProseMode) -> Vec<Vec<(String, String)>> {
     let scan = LeakScan::new(case, mode);
     let mut allowed = vec![0; scan.strings.len()];
@@ -1280,9 +1281,20 @@ struct LeakScan<'c> {
     /// may always draw on it (a string under the reserved key is met as
     /// such first).
     own: Vec<Option<usize>>,
-    /// The automaton over `strings`; `None` only if it could not be built
-    /// (then the texts are searched string by string).
+    /// Each window once ([`WINDOW`]): a candidate's first `WINDOW` bytes,
+    /// or the whole of a shorter one.
+    windows: Vec<&'c [u8]>,
+    /// For each window, the candidate that is that window whole, if one is.
+    whole_of: Vec<Option<usize>>,
+    /// For each window, the candidates longer than it that start with it:
+    /// found where the window is, then compared there in place.
+    longer: Vec<Vec<usize>>,
+    /// The automaton over `windows`, so its size does not grow with a
+    /// candidate's length; `None` only if it could not be built (then the
+    /// texts are searched string by string).
     automaton: Option<NFA>,
+    /// Whether some candidate is longer than its window.
+    long: bool,
     /// Whether no candidate holds a NUL, so none is found across two
     /// pieces of a text and a piece may be skipped through.
     skip: bool,
@@ -1291,16 +1303,7 @@ struct LeakScan<'c> {
 impl<'c> LeakScan<'c> {
     fn new(case: &'c Case, mode: ProseMode) -> LeakScan<'c> {
         let mut ids: HashMap<&str, usize> = HashMap::new();
-        let mut scan = LeakScan {
-            case,
-            mode,
-            strings: Vec::new(),
-            places: Vec::new(),
-            met: Vec::new(),
-            own: Vec::new(),
-            automaton: None,
-            skip: false,
-        };
+        let mut scan = LeakScan::empty(case, mode);
         let mut meet = |scan: &mut LeakScan<'c>, v: &'c Value, whose: String, skip| {
             let place = scan.places.len();
             scan.places.push(whose);
@@ -1347,11 +1350,52 @@ impl<'c> LeakScan<'c> {
                 meet(&mut scan, v, whose, skip);
             }
         }
-        if !scan.strings.is_empty() {
-            scan.automaton = NFA::new(scan.strings.iter().map(|(s, _)| s)).ok();
+        scan.index();
+        scan
+    }
+
+    /// A scan with no candidate yet.
+    fn empty(case: &'c Case, mode: ProseMode) -> LeakScan<'c> {
+        LeakScan {
+            case,
+            mode,
+            strings: Vec::new(),
+            places: Vec::new(),
+            met: Vec::new(),
+            own: Vec::new(),
+            windows: Vec::new(),
+            whole_of: Vec::new(),
+            longer: Vec::new(),
+            automaton: None,
+            long: false,
+            skip: false,
+        }
+    }
+
+    /// Builds the windows and the automaton over `strings`.
+    fn index(&mut self) {
+        let scan = self;
+        let mut window_ids: HashMap<&[u8], usize> = HashMap::new();
+        for (id, &(string, _)) in scan.strings.iter().enumerate() {
+            let window = &string.as_bytes()[..string.len().min(WINDOW)];
+            let w = *window_ids.entry(window).or_insert_with(|| {
+                scan.windows.push(window);
+                scan.whole_of.push(None);
+                scan.longer.push(Vec::new());
+                scan.windows.len() - 1
+            });
+            if window.len() == string.len() {
+                scan.whole_of[w] = Some(id);
+            } else {
+                scan.longer[w].push(id);
+            }
+        }
+        scan.long = scan.longer.iter().any(|l| !l.is_empty());
+        if !scan.windows.is_empty() {
+            tally(|w| w.built += scan.windows.iter().map(|w| w.len() as u64).sum::<u64>());
+            scan.automaton = NFA::new(&scan.windows).ok();
         }
         scan.skip = scan.strings.iter().all(|(s, _)| !s.contains('\u{0}'));
-        scan
     }
 
     /// Marks with `i + 1` each candidate string found in what call `i` may
@@ -1392,7 +1436,7 @@ impl<'c> LeakScan<'c> {
         allowed: &mut [usize],
     ) -> Option<(&'c str, &str)> {
         let mut text = Text::new(self);
-        text.feed(content);
+        text.read(content.as_bytes());
         let found: Vec<usize> = text
             .found()
             .into_iter()
@@ -1408,17 +1452,36 @@ impl<'c> LeakScan<'c> {
     }
 }
 
+/// How many bytes of each candidate the leak scan's automaton holds: a
+/// longer candidate is found where its first `WINDOW` bytes are, then
+/// compared there in place. An automaton costs some tens of bytes for each
+/// byte it holds, so one over whole candidates took 2 GB for a single 32 MB
+/// string; over windows it holds at most `WINDOW` bytes a candidate.
+const WINDOW: usize = 64;
+
 /// One text the leak scan reads, fed in pieces.
 struct Text<'s, 'c> {
     scan: &'s LeakScan<'c>,
     /// Where the automaton is, and where it starts.
     state: Option<StateID>,
     start: Option<StateID>,
-    /// Pieces not read yet: many small ones are read as one.
+    /// Pieces not read yet: many small ones are read as one. Where some
+    /// candidate is longer than its window, the whole text waits here, so
+    /// that a candidate can be compared where its window is found.
     pending: Vec<u8>,
     /// The match states met, each read once, and the strings they found.
     seen: HashSet<StateID>,
     found: Vec<usize>,
+    /// Of each window met with candidates longer than it, those not found
+    /// yet in this text (each is found once), and how far each agreed
+    /// where the window was last met.
+    unfound: HashMap<usize, Group>,
+    /// The window of `WINDOW` bytes that ends in a match state, if one does
+    /// and has longer candidates: found once a state, then looked up.
+    long_at: HashMap<StateID, Option<usize>>,
+    /// The last match state met and its entry in `long_at`: a text that
+    /// repeats meets the same one again and again.
+    last: Option<(StateID, Option<usize>)>,
     /// The whole text, kept only when there is no automaton.
     whole: Vec<u8>,
 }
@@ -1439,6 +1502,9 @@ impl<'s, 'c> Text<'s, 'c> {
             pending: Vec::new(),
             seen: HashSet::new(),
             found: Vec::new(),
+            unfound: HashMap::new(),
+            long_at: HashMap::new(),
+            last: None,
             whole: Vec::new(),
         }
     }
@@ -1450,7 +1516,7 @@ impl<'s, 'c> Text<'s, 'c> {
     /// Feeds what `write` appends, written straight where pieces wait.
     fn write(&mut self, write: impl FnOnce(&mut Vec<u8>)) {
         write(&mut self.pending);
-        if self.pending.len() >= Self::CHUNK {
+        if self.pending.len() >= Self::CHUNK && !self.scan.long {
             self.read_pending();
         }
     }
@@ -1462,7 +1528,8 @@ impl<'s, 'c> Text<'s, 'c> {
         self.pending.clear();
     }
 
-    /// Reads the next bytes of the text, which end where a piece ends.
+    /// Reads the next bytes of the text, which end where a piece ends (and
+    /// are the whole text, if a candidate is longer than its window).
     fn read(&mut self, bytes: &[u8]) {
         tally(|w| w.scanned += bytes.len() as u64);
         let (Some(automaton), Some(mut state)) = (&self.scan.automaton, self.state) else {
@@ -1488,16 +1555,152 @@ impl<'s, 'c> Text<'s, 'c> {
             }
             let Some(at) = rest.next() else { break };
             state = automaton.next_state(Anchored::No, state, bytes[at]);
-            // A state holds every string that ends where it is, overlaps
-            // included, so reading each once finds them all.
-            if automaton.is_match(state) && self.seen.insert(state) {
+            if !automaton.is_match(state) {
+                continue;
+            }
+            // A state holds every window that ends where it is, overlaps
+            // included, so reading each once finds every candidate that is
+            // its window whole.
+            if self.seen.insert(state) {
+                let scan = self.scan;
                 self.found.extend(
-                    (0..automaton.match_len(state))
-                        .map(|m| automaton.match_pattern(state, m).as_usize()),
+                    (0..automaton.match_len(state)).filter_map(|m| {
+                        scan.whole_of[automaton.match_pattern(state, m).as_usize()]
+                    }),
                 );
+            }
+            if !self.scan.long {
+                continue;
+            }
+            // A longer candidate is compared wherever its window is: at most
+            // one window of `WINDOW` bytes ends here.
+            if let Some((_, long)) = self.last.filter(|&(last, _)| last == state) {
+                if let Some(w) = long {
+                    self.compare(w, bytes, at + 1 - WINDOW);
+                }
+                continue;
+            }
+            let long = *self.long_at.entry(state).or_insert_with(|| {
+                (0..automaton.match_len(state))
+                    .map(|m| automaton.match_pattern(state, m).as_usize())
+                    .find(|&w| {
+                        self.scan.windows[w].len() == WINDOW && !self.scan.longer[w].is_empty()
+                    })
+            });
+            self.last = Some((state, long));
+            if let Some(w) = long {
+                self.compare(w, bytes, at + 1 - WINDOW);
             }
         }
         self.state = Some(state);
+    }
+
+    /// Compares each candidate of window `w` not found yet with `text`
+    /// where the window starts, `at`.
+    ///
+    /// Comparing each candidate afresh at each place would read the text
+    /// again and again where it repeats: `n` candidates that share a long
+    /// prefix with a text that repeats it meet their window at every
+    /// period. So each window remembers where it was last compared and how
+    /// far each candidate agreed there. Where the text from here on
+    /// repeats what it held one step back (the step between the two
+    /// places), over as far as any candidate agreed, every candidate agrees
+    /// as far as before and no more: nothing is read but that repeat,
+    /// checked once a step. Where the repeat breaks, `j` bytes on, a
+    /// candidate that agreed less than `j` agrees as before, one that
+    /// agreed more now agrees `j`, and only one that agreed exactly `j` is
+    /// compared on from the break.
+    fn compare(&mut self, w: usize, text: &[u8], at: usize) {
+        let strings = &self.scan.strings;
+        let mut read = 0u64;
+        let Some(group) = self.unfound.get_mut(&w) else {
+            // First met here: each candidate compared whole.
+            let mut group = Group {
+                members: Vec::new(),
+                at,
+                step: 0,
+                repeats_to: at,
+                reach: 0,
+            };
+            for &s in &self.scan.longer[w] {
+                let (same, n) = common_prefix(strings[s].0.as_bytes(), &text[at..]);
+                read += n as u64;
+                if same == strings[s].0.len() {
+                    self.found.push(s);
+                } else {
+                    group.members.push((s, same));
+                    group.reach = group.reach.max(same);
+                }
+            }
+            if group.members.is_empty() {
+                self.done(w);
+            }
+            self.unfound.insert(w, group);
+            return tally(|work| work.scanned += read);
+        };
+        if group.members.is_empty() {
+            return;
+        }
+        let step = at - group.at;
+        if step != group.step {
+            // What was checked held for another step.
+            group.step = step;
+            group.repeats_to = at;
+        }
+        group.repeats_to = group.repeats_to.max(at);
+        group.at = at;
+        // The text must repeat up to and with the byte each candidate
+        // stopped at.
+        let reach = group.reach;
+        let need = (at + reach + 1).min(text.len());
+        let from = group.repeats_to;
+        while group.repeats_to < need && text[group.repeats_to] == text[group.repeats_to - step] {
+            group.repeats_to += 1;
+        }
+        read += (group.repeats_to - from) as u64 + 1;
+        if group.repeats_to > at + reach {
+            return tally(|work| work.scanned += read);
+        }
+        // The repeat breaks (or the text ends) `j` bytes on.
+        let j = group.repeats_to - at;
+        let found = &mut self.found;
+        group.members.retain_mut(|(s, same)| {
+            read += 1;
+            if *same > j {
+                *same = j;
+            } else if *same == j && at + j < text.len() {
+                let string = strings[*s].0.as_bytes();
+                let (more, n) = common_prefix(&string[j..], &text[at + j..]);
+                read += n as u64;
+                *same = j + more;
+                if *same == string.len() {
+                    found.push(*s);
+                    return false;
+                }
+            }
+            true
+        });
+        group.reach = group
+            .members
+            .iter()
+            .map(|&(_, same)| same)
+            .max()
+            .unwrap_or(0);
+        if group.members.is_empty() {
+            self.done(w);
+        }
+        tally(|work| work.scanned += read);
+    }
+
+    /// Every candidate of window `w` is found: where the window is met
+    /// again, nothing is left to compare.
+    fn done(&mut self, w: usize) {
+        if let Some((state, Some(last))) = self.last {
+            if last == w {
+                self.last = Some((state, None));
+                self.long_at.insert(state, None);
+            }
+        }
     }
 
     /// The candidate strings found in the text (in no order, maybe twice).
@@ -1511,6 +1714,40 @@ impl<'s, 'c> Text<'s, 'c> {
             .filter(|&s| whole.contains(self.scan.strings[s].0))
             .collect()
     }
+}
+
+/// The candidates of one window not found yet in a text, and where the
+/// window was last met ([`Text::compare`]).
+struct Group {
+    /// Each candidate, and how many of its bytes the text held from `at`.
+    members: Vec<(usize, usize)>,
+    /// Where the window was last met.
+    at: usize,
+    /// How far `at` moved the last time.
+    step: usize,
+    /// From `at` up to here, each byte of the text is the one `step`
+    /// bytes before it.
+    repeats_to: usize,
+    /// The most bytes any candidate agreed with the text from `at`.
+    reach: usize,
+}
+
+/// How many bytes `a` and `b` share at their start, and how many bytes of
+/// each were read to tell (a block of 32 at a time).
+fn common_prefix(a: &[u8], b: &[u8]) -> (usize, usize) {
+    const BLOCK: usize = 32;
+    let n = a.len().min(b.len());
+    let mut at = 0;
+    while at + BLOCK <= n && a[at..at + BLOCK] == b[at..at + BLOCK] {
+        at += BLOCK;
+    }
+    let same = at
+        + a[at..n]
+            .iter()
+            .zip(&b[at..n])
+            .take_while(|(x, y)| x == y)
+            .count();
+    (same, (same + 1).min(n))
 }
 
 /// Feeds `allow` what a call's prose may draw on: its `data` without the
@@ -1887,8 +2124,8 @@ fn json_hash(v: &Value) -> u64 {
 
 /// The work the judge did on this thread, counted in steps whose number
 /// depends only on its input, never on the machine: JSON values compared by
-/// [`json_eq`] and hashed for an index (nested ones included), and bytes read
-/// by the leak scan. A judge whose work grows with the square of its input
+/// [`json_eq`] and hashed for an index (nested ones included), bytes read
+/// by the leak scan, and bytes its automaton was built over. A judge whose work grows with the square of its input
 /// is one a hostile outcome can stall; `tests/complexity.rs` counts these to
 /// show it grows with the input. Counting costs an add per step.
 #[derive(Clone, Copy, Debug, Default, PartialEq, std::cmp::Eq)]
@@ -1901,6 +2138,8 @@ pub struct Work {
     pub scanned: u64,
     /// Entries of an index looked at to find an artifact in it.
     pub visited: u64,
+    /// Bytes of candidate strings the leak scan's automaton was built over.
+    pub built: u64,
 }
 
 impl Work {
@@ -1917,13 +2156,14 @@ impl Work {
                 hashed: after.hashed - before.hashed,
                 scanned: after.scanned - before.scanned,
                 visited: after.visited - before.visited,
+                built: after.built - before.built,
             },
         )
     }
 
     /// Every step, of every kind.
     pub fn total(self) -> u64 {
-        self.compared + self.hashed + self.scanned + self.visited
+        self.compared + self.hashed + self.scanned + self.visited + self.built
     }
 }
 
@@ -1934,6 +2174,7 @@ thread_local! {
             hashed: 0,
             scanned: 0,
             visited: 0,
+            built: 0,
         })
     };
 }
@@ -1945,4 +2186,126 @@ fn tally(step: impl FnOnce(&mut Work)) {
         step(&mut work);
         w.set(work);
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A scan over `candidates` alone, as [`LeakScan::new`] builds one.
+    fn scan_of<'c>(case: &'c Case, candidates: &[&'c str]) -> LeakScan<'c> {
+        let mut scan = LeakScan::empty(case, ProseMode::DataOnly);
+        scan.strings = candidates.iter().map(|&s| (s, 0)).collect();
+        scan.places = vec!["here".to_string()];
+        scan.own = vec![None; candidates.len()];
+        scan.index();
+        scan
+    }
+
+    fn empty_case() -> Case {
+        Case::from_json(br#"{"calls": []}"#).expect("a case")
+    }
+
+    /// What the scan finds in the text made of `pieces`, fed one by one
+    /// or read in place, against a plain substring search of each
+    /// candidate: the very same candidates.
+    fn finds_what_contains_finds(candidates: &[String], pieces: &[String]) {
+        let mut unique: Vec<&str> = candidates.iter().map(String::as_str).collect();
+        unique.sort_unstable();
+        unique.dedup();
+        let case = empty_case();
+        let scan = scan_of(&case, &unique);
+        let text = pieces.concat();
+        let want: Vec<usize> = (0..unique.len())
+            .filter(|&s| text.contains(unique[s]))
+            .collect();
+        let found = |mut found: Vec<usize>| {
+            found.sort_unstable();
+            found.dedup();
+            found
+        };
+        let mut fed = Text::new(&scan);
+        for piece in pieces {
+            fed.feed(piece);
+        }
+        assert_eq!(
+            found(fed.found()),
+            want,
+            "fed in pieces: {unique:?} in {text:?}"
+        );
+        let mut read = Text::new(&scan);
+        read.read(text.as_bytes());
+        assert_eq!(
+            found(read.found()),
+            want,
+            "read in place: {unique:?} in {text:?}"
+        );
+    }
+
+    /// Short pieces of text: one or two letters, a letter of two bytes and
+    /// one of three (so windows and comparisons cut characters), a NUL.
+    fn token() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec!["a", "b", "ab", "é", "€", "\u{0}"])
+    }
+
+    /// A string made of a unit repeated, often past the window (a
+    /// repeated pattern), then a tail.
+    fn periodic() -> impl Strategy<Value = String> {
+        (
+            prop::collection::vec(token(), 1..6),
+            1..60usize,
+            prop::collection::vec(token(), 0..4),
+        )
+            .prop_map(|(unit, times, tail)| unit.concat().repeat(times) + &tail.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+
+        /// The windowed scan finds exactly the candidates a substring
+        /// search finds: candidates shorter and longer than the window,
+        /// sharing long prefixes, overlapping and repeated in the text,
+        /// cut anywhere in a character.
+        #[test]
+        fn the_scan_finds_exactly_what_a_substring_search_finds(
+            candidates in prop::collection::vec(periodic(), 1..12),
+            picks in prop::collection::vec((any::<prop::sample::Index>(), 0..3usize, any::<bool>()), 0..8),
+            noise in prop::collection::vec(periodic(), 0..4),
+        ) {
+            // The text: candidates whole or cut short by a byte or a
+            // character, some twice running, between noise.
+            let mut pieces = noise.clone();
+            for (i, (pick, cut, twice)) in picks.into_iter().enumerate() {
+                let c = pick.get(&candidates);
+                let end = c.char_indices().rev().nth(cut.saturating_sub(1)).map_or(0, |(at, _)| at);
+                let piece = if cut == 0 { c.clone() } else { c[..end].to_string() };
+                let piece = if twice { piece.repeat(2) } else { piece };
+                pieces.insert(i.min(pieces.len()), piece);
+            }
+            finds_what_contains_finds(&candidates, &pieces);
+        }
+    }
+
+    /// Every shift of a long periodic candidate against a periodic text,
+    /// every length around the window: found exactly when it occurs.
+    #[test]
+    fn periodic_candidates_around_the_window_are_found_exactly() {
+        let unit = "ab€";
+        let text = unit.repeat(60) + "b" + &unit.repeat(30);
+        let mut candidates = Vec::new();
+        for start in 0..unit.len() {
+            for len in (WINDOW - 4..WINDOW + 8).chain([2 * WINDOW, 150]) {
+                let long = unit.repeat(80);
+                let end = (start + len).min(long.len());
+                if let Some(c) = long.get(start..end) {
+                    candidates.push(c.to_string());
+                    candidates.push(c.to_string() + "b");
+                    candidates.push(c.to_string() + "x");
+                }
+            }
+        }
+        assert!(candidates.iter().any(|c| c.len() > WINDOW));
+        finds_what_contains_finds(&candidates, &[text]);
+    }
 }

@@ -182,8 +182,9 @@ fn the_total_is_every_step_of_every_kind() {
         hashed: 2,
         scanned: 4,
         visited: 8,
+        built: 16,
     };
-    assert_eq!(work.total(), 15);
+    assert_eq!(work.total(), 31);
 }
 
 /// What the tests above count is counted: every kind of step, for each
@@ -225,20 +226,25 @@ fn alike_artifacts_are_matched_in_n_log_n() {
     });
 }
 
+/// `n` calls, each with its own data and an artifact with a secret.
+fn calls_with_secrets(n: usize) -> Value {
+    let calls: Vec<Value> = (0..n)
+        .map(|i| {
+            json!({"tool_call_id": format!("call-{i}"), "result": {"success": true,
+                "data": format!("the data of call {i:06}"),
+                "artifacts": [{"type": "note", "payload": {"text": format!("secret of call {i:06}")}}]}})
+        })
+        .collect();
+    json!({ "calls": calls })
+}
+
 #[test]
 fn the_leak_scan_reads_each_text_once() {
     // n calls, each with its own data and an artifact: every call's
     // candidates are every other call's strings, yet each text is read
     // once. Call 0's prose leaks the last call's artifact.
     grows_as_n_log_n("leak scan", |n| {
-        let calls: Vec<Value> = (0..n)
-            .map(|i| {
-                json!({"tool_call_id": format!("call-{i}"), "result": {"success": true,
-                    "data": format!("the data of call {i:06}"),
-                    "artifacts": [{"type": "note", "payload": {"text": format!("secret of call {i:06}")}}]}})
-            })
-            .collect();
-        let case = json!({"calls": calls});
+        let case = calls_with_secrets(n);
         let parsed = Case::from_json(case.to_string().as_bytes()).expect("valid");
         let mut observed = serde_json::to_value(model::outcome(&parsed)).expect("encodes");
         let content = format!("the data of call 000000 and secret of call {:06}", n - 1);
@@ -308,5 +314,162 @@ fn same_multiset_is_n_log_n() {
         let (same, work) = Work::of(|| same_multiset(&a, &b));
         assert!(same);
         work
+    });
+}
+
+// The hostile family of the bench (`cargo bench --bench oracle -- hostile`),
+// scaled down: each shape at size `n` and `2n`, where doubling the input
+// may at most double the judge's counted work (2.2× allowed). A scan that
+// compares every candidate afresh wherever its window is met grows with
+// the square of the shared-prefix shape; one whose automaton holds
+// candidates whole grows with a long string (`built`).
+
+/// The work of `run` at `n` and `2n` grows by at most 2.2×.
+fn doubles(what: &str, n: usize, run: impl Fn(usize) -> Work) -> (Work, Work) {
+    let (small, large) = (run(n), run(2 * n));
+    assert!(small.total() > 0, "{what}: {small:?} counted nothing");
+    let ratio = large.total() as f64 / small.total() as f64;
+    assert!(
+        ratio <= 2.2,
+        "{what}: the work grew {ratio:.2}× from n = {n} to {} ({small:?} to {large:?}), over 2.2×",
+        2 * n
+    );
+    (small, large)
+}
+
+/// `n` bytes of a phrase repeated: the leak scan meets a window of it at
+/// every repeat.
+fn long_text(n: usize) -> String {
+    "lorem ipsum dolor ".repeat(n / 18 + 1)[..n].to_string()
+}
+
+/// `case`, and its reference outcome with `content` as call c0's prose.
+fn with_prose(case: &Value, content: &str) -> Value {
+    let parsed = Case::from_json(case.to_string().as_bytes()).expect("valid");
+    let mut observed = serde_json::to_value(model::outcome(&parsed)).expect("encodes");
+    observed["messages"][0]["content"] = json!(content);
+    observed
+}
+
+/// The judge's work on `case` with `content` as call c0's prose, which
+/// leaks one string, found in `place`.
+fn one_leak_from(case: &Value, content: &str, place: &str) -> Work {
+    let (j, work) = judged(case, &with_prose(case, content));
+    let leaks: Vec<&str> = j
+        .violations
+        .iter()
+        .filter(|v| v.clause == Clause::ProseFromData)
+        .map(|v| v.message.as_str())
+        .collect();
+    assert_eq!(leaks.len(), 1, "{leaks:?}");
+    assert!(leaks[0].contains(place), "{leaks:?}");
+    work
+}
+
+#[test]
+fn a_long_string_in_data_and_prose_is_linear_and_its_window_bounded() {
+    let (small, large) = doubles("long string in data and prose", 100_000, |n| {
+        let s = long_text(n);
+        let case = json!({"exposed": true, "calls": [{"tool_call_id": "c0",
+            "result": {"success": true, "data": s}}]});
+        let (j, work) = judged(&case, &with_prose(&case, &s));
+        assert!(j.conforms(), "{:?}", j.violations);
+        work
+    });
+    // The automaton holds a window of the string, not the string: the
+    // same at either length.
+    assert_eq!(small.built, large.built, "{small:?} vs {large:?}");
+    assert!(small.built > 0);
+}
+
+#[test]
+fn a_long_string_in_a_payload_is_linear() {
+    doubles("long string in a payload", 100_000, |n| {
+        let case = json!({"exposed": true, "calls": [{"tool_call_id": "c0",
+            "result": {"success": true, "data": "ok",
+                "artifacts": [{"type": "text", "payload": {"text": long_text(n)}}]}}]});
+        let (j, work) = judged(&case, &with_prose(&case, "ok"));
+        assert!(j.conforms(), "{:?}", j.violations);
+        work
+    });
+}
+
+#[test]
+fn a_long_string_in_another_calls_data_is_found_in_linear_work() {
+    doubles("long string in another call's data", 100_000, |n| {
+        let s = long_text(n);
+        let case = json!({"calls": [
+            {"tool_call_id": "c0", "result": {"success": true, "data": "ok"}},
+            {"tool_call_id": "c1", "result": {"success": true, "data": s}}]});
+        one_leak_from(&case, &format!("said: {s}"), "the data of call c1")
+    });
+}
+
+#[test]
+fn candidates_sharing_a_long_prefix_with_a_repeating_text_are_linear() {
+    // n/1000 artifact strings, each 1,000 bytes of the phrase and a number
+    // of its own; the prose n bytes of the phrase. Every candidate's window
+    // is met at every repeat, and each agrees with the text for 1,000
+    // bytes; one more candidate is the phrase at 2,000 bytes, a leak.
+    doubles("shared prefixes", 100_000, |n| {
+        let mut artifacts: Vec<Value> = (0..n / 1000)
+            .map(|i| json!({"type": "note", "payload": {"s": format!("{}#{i}", long_text(1000))}}))
+            .collect();
+        artifacts.push(json!({"type": "note", "payload": {"s": long_text(2000)}}));
+        let case = json!({"exposed": true, "calls": [{"tool_call_id": "c0",
+            "result": {"success": true, "data": "ok", "artifacts": artifacts}}]});
+        one_leak_from(&case, &long_text(n), "the artifacts of call c0")
+    });
+}
+
+#[test]
+fn many_calls_are_linear() {
+    doubles("many calls", 2_000, |n| {
+        let case = calls_with_secrets(n);
+        let content = format!("the data of call 000000 and secret of call {:06}", n - 1);
+        one_leak_from(
+            &case,
+            &content,
+            &format!("the artifacts of call call-{}", n - 1),
+        )
+    });
+}
+
+/// The judge's work on the model's own outcome for one call with `data`
+/// and an artifact with `payload` (which conforms).
+fn the_models_outcome(data: Value, payload: Value) -> Work {
+    let case = json!({"exposed": true, "calls": [{"tool_call_id": "c0",
+        "result": {"success": true, "data": data,
+            "artifacts": [{"type": "note", "payload": payload}]}}]});
+    let parsed = Case::from_json(case.to_string().as_bytes()).expect("valid");
+    let observed = serde_json::to_value(model::outcome(&parsed)).expect("encodes");
+    let (j, work) = judged(&case, &observed);
+    assert!(j.conforms(), "{:?}", j.violations);
+    work
+}
+
+#[test]
+fn many_keys_in_one_object_are_linear() {
+    doubles("many keys", 5_000, |n| {
+        let data: serde_json::Map<String, Value> = (0..n)
+            .map(|i| {
+                (
+                    format!("key {i}"),
+                    json!(format!("the value of key {i:07}")),
+                )
+            })
+            .collect();
+        the_models_outcome(Value::Object(data.clone()), Value::Object(data))
+    });
+}
+
+#[test]
+fn nesting_towards_the_bound_is_linear() {
+    doubles("nesting", 200, |depth| {
+        let mut data = json!("the string at the bottom");
+        for _ in 0..depth {
+            data = json!([data, "a string beside it"]);
+        }
+        the_models_outcome(data.clone(), json!({ "tree": data }))
     });
 }

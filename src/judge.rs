@@ -1295,9 +1295,6 @@ struct LeakScan<'c> {
     automaton: Option<NFA>,
     /// Whether some candidate is longer than its window.
     long: bool,
-    /// Whether no candidate holds a NUL, so none is found across two
-    /// pieces of a text and a piece may be skipped through.
-    skip: bool,
 }
 
 impl<'c> LeakScan<'c> {
@@ -1368,7 +1365,6 @@ impl<'c> LeakScan<'c> {
             longer: Vec::new(),
             automaton: None,
             long: false,
-            skip: false,
         }
     }
 
@@ -1395,7 +1391,6 @@ impl<'c> LeakScan<'c> {
             tally(|w| w.built += scan.windows.iter().map(|w| w.len() as u64).sum::<u64>());
             scan.automaton = NFA::new(&scan.windows).ok();
         }
-        scan.skip = scan.strings.iter().all(|(s, _)| !s.contains('\u{0}'));
     }
 
     /// Marks with `i + 1` each candidate string found in what call `i` may
@@ -1408,13 +1403,17 @@ impl<'c> LeakScan<'c> {
             || !self.mode.failed_error_allowed();
         let mut text = Text::new(self);
         allowed_of(call, own_error, &mut |v| {
-            text.write(|out| wire::write_sorted(out, v));
-            text.feed("\u{0}");
-            text.write(|out| wire::write_value(out, v));
-            text.feed("\u{0}");
+            text.write(|out| {
+                wire::write_sorted(out, v);
+                out.push(Text::BETWEEN);
+                wire::write_value(out, v);
+                out.push(Text::BETWEEN);
+            });
             strings(v, &mut |s| {
-                text.feed(s);
-                text.feed("\u{0}");
+                text.write(|out| {
+                    out.extend_from_slice(s.as_bytes());
+                    out.push(Text::BETWEEN);
+                });
             });
         });
         text.feed(&call.tool_call_id);
@@ -1472,12 +1471,13 @@ struct Text<'s, 'c> {
     /// The match states met, each read once, and the strings they found.
     seen: HashSet<StateID>,
     found: Vec<usize>,
-    /// Of each window met with candidates longer than it, those not found
+    /// Each window met with candidates longer than it: those not found
     /// yet in this text (each is found once), and how far each agreed
     /// where the window was last met.
-    unfound: HashMap<usize, Group>,
-    /// The window of `WINDOW` bytes that ends in a match state, if one does
-    /// and has longer candidates: found once a state, then looked up.
+    groups: Vec<Group>,
+    /// The group of the window of `WINDOW` bytes that ends in a match
+    /// state, if one does and has longer candidates: found once a state,
+    /// then looked up.
     long_at: HashMap<StateID, Option<usize>>,
     /// The last match state met and its entry in `long_at`: a text that
     /// repeats meets the same one again and again.
@@ -1489,6 +1489,11 @@ struct Text<'s, 'c> {
 impl<'s, 'c> Text<'s, 'c> {
     /// How much of a text is read at once.
     const CHUNK: usize = 65_536;
+
+    /// What parts two pieces of a text (two renderings, two strings): a
+    /// byte no UTF-8 string holds, so no candidate is found across two
+    /// pieces, each of which the call may draw on, but not the two as one.
+    const BETWEEN: u8 = 0xFF;
 
     fn new(scan: &'s LeakScan<'c>) -> Text<'s, 'c> {
         let state = scan
@@ -1502,7 +1507,7 @@ impl<'s, 'c> Text<'s, 'c> {
             pending: Vec::new(),
             seen: HashSet::new(),
             found: Vec::new(),
-            unfound: HashMap::new(),
+            groups: Vec::new(),
             long_at: HashMap::new(),
             last: None,
             whole: Vec::new(),
@@ -1536,10 +1541,10 @@ impl<'s, 'c> Text<'s, 'c> {
             return self.whole.extend_from_slice(bytes);
         };
         // Where no candidate can start, the automaton's prefilter skips
-        // ahead (memchr and the like). A match runs from one piece into the
-        // next only if a candidate holds the NUL the pieces are joined with;
-        // then the prefilter is not used.
-        let prefilter = automaton.prefilter().filter(|_| self.scan.skip);
+        // ahead (memchr and the like), to the end of what is read if none
+        // can: no match runs from one piece into the next, which
+        // [`Text::BETWEEN`] parts.
+        let prefilter = automaton.prefilter();
         // Each turn reads one byte, so the loop ends; the prefilter only
         // moves the start of what is left forward.
         let mut rest = 0..bytes.len();
@@ -1573,30 +1578,32 @@ impl<'s, 'c> Text<'s, 'c> {
                 continue;
             }
             // A longer candidate is compared wherever its window is: at most
-            // one window of `WINDOW` bytes ends here.
-            if let Some((_, long)) = self.last.filter(|&(last, _)| last == state) {
-                if let Some(w) = long {
-                    self.compare(w, bytes, at + 1 - WINDOW);
+            // one window of `WINDOW` bytes ends here, and only such a window
+            // has longer candidates (a shorter one is a candidate whole).
+            let group = match self.last {
+                Some((last, group)) if last == state => group,
+                _ => {
+                    let (scan, groups) = (self.scan, &mut self.groups);
+                    let group = *self.long_at.entry(state).or_insert_with(|| {
+                        let w = (0..automaton.match_len(state))
+                            .map(|m| automaton.match_pattern(state, m).as_usize())
+                            .find(|&w| !scan.longer[w].is_empty())?;
+                        groups.push(Group::new(&scan.longer[w]));
+                        Some(groups.len() - 1)
+                    });
+                    self.last = Some((state, group));
+                    group
                 }
-                continue;
-            }
-            let long = *self.long_at.entry(state).or_insert_with(|| {
-                (0..automaton.match_len(state))
-                    .map(|m| automaton.match_pattern(state, m).as_usize())
-                    .find(|&w| {
-                        self.scan.windows[w].len() == WINDOW && !self.scan.longer[w].is_empty()
-                    })
-            });
-            self.last = Some((state, long));
-            if let Some(w) = long {
-                self.compare(w, bytes, at + 1 - WINDOW);
+            };
+            if let Some(group) = group {
+                self.compare(group, bytes, at + 1 - WINDOW);
             }
         }
         self.state = Some(state);
     }
 
-    /// Compares each candidate of window `w` not found yet with `text`
-    /// where the window starts, `at`.
+    /// Compares each candidate of `group` not found yet with `text` where
+    /// its window starts, `at`.
     ///
     /// Comparing each candidate afresh at each place would read the text
     /// again and again where it repeats: `n` candidates that share a long
@@ -1606,73 +1613,52 @@ impl<'s, 'c> Text<'s, 'c> {
     /// repeats what it held one step back (the step between the two
     /// places), over as far as any candidate agreed, every candidate agrees
     /// as far as before and no more: nothing is read but that repeat,
-    /// checked once a step. Where the repeat breaks, `j` bytes on, a
-    /// candidate that agreed less than `j` agrees as before, one that
+    /// checked once for the whole text. Where the repeat breaks, `j` bytes
+    /// on, a candidate that agreed less than `j` agrees as before, one that
     /// agreed more now agrees `j`, and only one that agreed exactly `j` is
-    /// compared on from the break.
-    fn compare(&mut self, w: usize, text: &[u8], at: usize) {
+    /// compared on from the break (where the window is first met, every
+    /// candidate, from its start).
+    fn compare(&mut self, group: usize, text: &[u8], at: usize) {
         let strings = &self.scan.strings;
-        let mut read = 0u64;
-        let Some(group) = self.unfound.get_mut(&w) else {
-            // First met here: each candidate compared whole.
-            let mut group = Group {
-                members: Vec::new(),
-                at,
-                step: 0,
-                repeats_to: at,
-                reach: 0,
-            };
-            for &s in &self.scan.longer[w] {
-                let (same, n) = common_prefix(strings[s].0.as_bytes(), &text[at..]);
-                read += n as u64;
-                if same == strings[s].0.len() {
-                    self.found.push(s);
-                } else {
-                    group.members.push((s, same));
-                    group.reach = group.reach.max(same);
-                }
-            }
-            if group.members.is_empty() {
-                self.done(w);
-            }
-            self.unfound.insert(w, group);
-            return tally(|work| work.scanned += read);
-        };
+        let group = &mut self.groups[group];
         if group.members.is_empty() {
             return;
         }
-        let step = at - group.at;
-        if step != group.step {
-            // What was checked held for another step.
-            group.step = step;
-            group.repeats_to = at;
-        }
-        group.repeats_to = group.repeats_to.max(at);
-        group.at = at;
-        // The text must repeat up to and with the byte each candidate
-        // stopped at.
-        let reach = group.reach;
-        let need = (at + reach + 1).min(text.len());
-        let from = group.repeats_to;
-        while group.repeats_to < need && text[group.repeats_to] == text[group.repeats_to - step] {
-            group.repeats_to += 1;
-        }
-        read += (group.repeats_to - from) as u64 + 1;
-        if group.repeats_to > at + reach {
-            return tally(|work| work.scanned += read);
-        }
-        // The repeat breaks (or the text ends) `j` bytes on.
-        let j = group.repeats_to - at;
+        let j = match group.at.replace(at) {
+            None => 0,
+            Some(before) => {
+                // From where it was checked to, the text is checked on to
+                // where it stops repeating what it held a step back, each
+                // byte once: a repeat found for one step holds for the next
+                // step too. Between two meetings at other steps it reaches
+                // no further than the window met: were it to reach past it,
+                // the window would also occur a step back, between two
+                // meetings, a meeting of its own.
+                let step = at - before;
+                let from = group.repeats_to.max(at);
+                let mut to = from;
+                while to < text.len() && text[to] == text[to - step] {
+                    to += 1;
+                }
+                tally(|work| work.scanned += (to - from) as u64);
+                group.repeats_to = to;
+                // Every candidate agrees as far as before, where the repeat
+                // goes past the byte each stopped at.
+                if to > at + group.reach {
+                    return;
+                }
+                to - at
+            }
+        };
+        // Each candidate is looked at.
+        tally(|work| work.scanned += group.members.len() as u64);
         let found = &mut self.found;
         group.members.retain_mut(|(s, same)| {
-            read += 1;
             if *same > j {
                 *same = j;
-            } else if *same == j && at + j < text.len() {
+            } else if *same == j {
                 let string = strings[*s].0.as_bytes();
-                let (more, n) = common_prefix(&string[j..], &text[at + j..]);
-                read += n as u64;
-                *same = j + more;
+                *same = j + common_prefix(&string[j..], &text[at + j..]);
                 if *same == string.len() {
                     found.push(*s);
                     return false;
@@ -1686,21 +1672,6 @@ impl<'s, 'c> Text<'s, 'c> {
             .map(|&(_, same)| same)
             .max()
             .unwrap_or(0);
-        if group.members.is_empty() {
-            self.done(w);
-        }
-        tally(|work| work.scanned += read);
-    }
-
-    /// Every candidate of window `w` is found: where the window is met
-    /// again, nothing is left to compare.
-    fn done(&mut self, w: usize) {
-        if let Some((state, Some(last))) = self.last {
-            if last == w {
-                self.last = Some((state, None));
-                self.long_at.insert(state, None);
-            }
-        }
     }
 
     /// The candidate strings found in the text (in no order, maybe twice).
@@ -1709,9 +1680,10 @@ impl<'s, 'c> Text<'s, 'c> {
         if self.state.is_some() {
             return self.found;
         }
-        let whole = String::from_utf8_lossy(&self.whole);
         (0..self.scan.strings.len())
-            .filter(|&s| whole.contains(self.scan.strings[s].0))
+            .filter(|&s| {
+                memchr::memmem::find(&self.whole, self.scan.strings[s].0.as_bytes()).is_some()
+            })
             .collect()
     }
 }
@@ -1721,33 +1693,33 @@ impl<'s, 'c> Text<'s, 'c> {
 struct Group {
     /// Each candidate, and how many of its bytes the text held from `at`.
     members: Vec<(usize, usize)>,
-    /// Where the window was last met.
-    at: usize,
-    /// How far `at` moved the last time.
-    step: usize,
-    /// From `at` up to here, each byte of the text is the one `step`
-    /// bytes before it.
+    /// Where the window was last met, once it was.
+    at: Option<usize>,
+    /// From `at` up to here, each byte of the text is the one the step
+    /// between the last two meetings before it.
     repeats_to: usize,
     /// The most bytes any candidate agreed with the text from `at`.
     reach: usize,
 }
 
-/// How many bytes `a` and `b` share at their start, and how many bytes of
-/// each were read to tell (a block of 32 at a time).
-fn common_prefix(a: &[u8], b: &[u8]) -> (usize, usize) {
-    const BLOCK: usize = 32;
-    let n = a.len().min(b.len());
-    let mut at = 0;
-    while at + BLOCK <= n && a[at..at + BLOCK] == b[at..at + BLOCK] {
-        at += BLOCK;
+impl Group {
+    /// The candidates `longer` of a window not met yet.
+    fn new(longer: &[usize]) -> Group {
+        Group {
+            members: longer.iter().map(|&s| (s, 0)).collect(),
+            at: None,
+            repeats_to: 0,
+            reach: 0,
+        }
     }
-    let same = at
-        + a[at..n]
-            .iter()
-            .zip(&b[at..n])
-            .take_while(|(x, y)| x == y)
-            .count();
-    (same, (same + 1).min(n))
+}
+
+/// How many bytes `a` and `b` share at their start, each counted as a
+/// byte the leak scan read.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let same = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    tally(|work| work.scanned += same as u64);
+    same
 }
 
 /// Feeds `allow` what a call's prose may draw on: its `data` without the
@@ -2186,126 +2158,4 @@ fn tally(step: impl FnOnce(&mut Work)) {
         step(&mut work);
         w.set(work);
     });
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    /// A scan over `candidates` alone, as [`LeakScan::new`] builds one.
-    fn scan_of<'c>(case: &'c Case, candidates: &[&'c str]) -> LeakScan<'c> {
-        let mut scan = LeakScan::empty(case, ProseMode::DataOnly);
-        scan.strings = candidates.iter().map(|&s| (s, 0)).collect();
-        scan.places = vec!["here".to_string()];
-        scan.own = vec![None; candidates.len()];
-        scan.index();
-        scan
-    }
-
-    fn empty_case() -> Case {
-        Case::from_json(br#"{"calls": []}"#).expect("a case")
-    }
-
-    /// What the scan finds in the text made of `pieces`, fed one by one
-    /// or read in place, against a plain substring search of each
-    /// candidate: the very same candidates.
-    fn finds_what_contains_finds(candidates: &[String], pieces: &[String]) {
-        let mut unique: Vec<&str> = candidates.iter().map(String::as_str).collect();
-        unique.sort_unstable();
-        unique.dedup();
-        let case = empty_case();
-        let scan = scan_of(&case, &unique);
-        let text = pieces.concat();
-        let want: Vec<usize> = (0..unique.len())
-            .filter(|&s| text.contains(unique[s]))
-            .collect();
-        let found = |mut found: Vec<usize>| {
-            found.sort_unstable();
-            found.dedup();
-            found
-        };
-        let mut fed = Text::new(&scan);
-        for piece in pieces {
-            fed.feed(piece);
-        }
-        assert_eq!(
-            found(fed.found()),
-            want,
-            "fed in pieces: {unique:?} in {text:?}"
-        );
-        let mut read = Text::new(&scan);
-        read.read(text.as_bytes());
-        assert_eq!(
-            found(read.found()),
-            want,
-            "read in place: {unique:?} in {text:?}"
-        );
-    }
-
-    /// Short pieces of text: one or two letters, a letter of two bytes and
-    /// one of three (so windows and comparisons cut characters), a NUL.
-    fn token() -> impl Strategy<Value = &'static str> {
-        prop::sample::select(vec!["a", "b", "ab", "é", "€", "\u{0}"])
-    }
-
-    /// A string made of a unit repeated, often past the window (a
-    /// repeated pattern), then a tail.
-    fn periodic() -> impl Strategy<Value = String> {
-        (
-            prop::collection::vec(token(), 1..6),
-            1..60usize,
-            prop::collection::vec(token(), 0..4),
-        )
-            .prop_map(|(unit, times, tail)| unit.concat().repeat(times) + &tail.concat())
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(400))]
-
-        /// The windowed scan finds exactly the candidates a substring
-        /// search finds: candidates shorter and longer than the window,
-        /// sharing long prefixes, overlapping and repeated in the text,
-        /// cut anywhere in a character.
-        #[test]
-        fn the_scan_finds_exactly_what_a_substring_search_finds(
-            candidates in prop::collection::vec(periodic(), 1..12),
-            picks in prop::collection::vec((any::<prop::sample::Index>(), 0..3usize, any::<bool>()), 0..8),
-            noise in prop::collection::vec(periodic(), 0..4),
-        ) {
-            // The text: candidates whole or cut short by a byte or a
-            // character, some twice running, between noise.
-            let mut pieces = noise.clone();
-            for (i, (pick, cut, twice)) in picks.into_iter().enumerate() {
-                let c = pick.get(&candidates);
-                let end = c.char_indices().rev().nth(cut.saturating_sub(1)).map_or(0, |(at, _)| at);
-                let piece = if cut == 0 { c.clone() } else { c[..end].to_string() };
-                let piece = if twice { piece.repeat(2) } else { piece };
-                pieces.insert(i.min(pieces.len()), piece);
-            }
-            finds_what_contains_finds(&candidates, &pieces);
-        }
-    }
-
-    /// Every shift of a long periodic candidate against a periodic text,
-    /// every length around the window: found exactly when it occurs.
-    #[test]
-    fn periodic_candidates_around_the_window_are_found_exactly() {
-        let unit = "ab€";
-        let text = unit.repeat(60) + "b" + &unit.repeat(30);
-        let mut candidates = Vec::new();
-        for start in 0..unit.len() {
-            for len in (WINDOW - 4..WINDOW + 8).chain([2 * WINDOW, 150]) {
-                let long = unit.repeat(80);
-                let end = (start + len).min(long.len());
-                if let Some(c) = long.get(start..end) {
-                    candidates.push(c.to_string());
-                    candidates.push(c.to_string() + "b");
-                    candidates.push(c.to_string() + "x");
-                }
-            }
-        }
-        assert!(candidates.iter().any(|c| c.len() > WINDOW));
-        finds_what_contains_finds(&candidates, &[text]);
-    }
 }

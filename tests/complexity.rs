@@ -473,3 +473,81 @@ fn nesting_towards_the_bound_is_linear() {
         the_models_outcome(data.clone(), json!({ "tree": data }))
     });
 }
+
+// What the leak scan reads is counted, so that the doubling tests above see
+// it: a scan whose reading went uncounted could grow with the square of its
+// input unseen. Each test below reads a prose the scan must compare in place
+// (a string longer than the automaton's window of 64 bytes) and bounds the
+// bytes counted from below and from above.
+
+/// Call c0's prose `prose`, where call c1's data is the strings `others`:
+/// the judge's work, and whether it found a leak.
+fn c0_quoting(others: &[String], prose: &str) -> (bool, Work) {
+    let case = json!({"calls": [
+        {"tool_call_id": "c0", "result": {"success": true, "data": "ok"}},
+        {"tool_call_id": "c1", "result": {"success": true, "data": others}}]});
+    let observed = json!({"exposed": false, "tool_artifacts": [], "messages": [
+        {"tool_call_id": "c0", "content": prose}, {"tool_call_id": "c1", "content": ""}]});
+    let (j, work) = judged(&case, &observed);
+    (
+        j.violations
+            .iter()
+            .any(|v| v.clause == Clause::ProseFromData),
+        work,
+    )
+}
+
+/// A string of another call's data quoted whole: the prose is read once,
+/// and the string compared with it once where its window is met, so the
+/// bytes counted are twice the string's, and for the rest only what call
+/// c0 may draw on, a few dozen bytes (its data `"ok"`, its `success`, its
+/// id, each rendered).
+#[test]
+fn a_long_leak_is_read_once_and_compared_once() {
+    let s = long_text(100_000);
+    let (leak, work) = c0_quoting(std::slice::from_ref(&s), &s);
+    assert!(leak);
+    let n = s.len() as u64;
+    assert!((2 * n..=2 * n + 64).contains(&work.scanned), "{work:?}");
+}
+
+/// Two strings that agree with a repeating prose for 1,000 bytes and then
+/// do not: their window is met at every repeat (every 18 bytes), and the
+/// scan confirms the repeat once over the prose rather than comparing
+/// them again at each. So it reads the prose twice (once through the
+/// automaton, once to confirm it repeats) and each string's 1,000 bytes
+/// once; near the end, where the prose stops before the strings could,
+/// it looks at both strings at each of the last meetings (55 or so).
+#[test]
+fn a_repeating_prose_is_confirmed_once_not_compared_at_each_repeat() {
+    let p = 100_000;
+    let others = [
+        format!("{}#", long_text(1_000)),
+        format!("{}%", long_text(1_000)),
+    ];
+    let (leak, work) = c0_quoting(&others, &long_text(p));
+    assert!(!leak);
+    let p = p as u64;
+    assert!(
+        work.scanned >= 2 * p && work.scanned <= 2 * p + 2 * 1_000 + 200,
+        "{work:?}"
+    );
+}
+
+/// A prose that meets a window `m` times and breaks its repeat at each
+/// (a digit after each window, never the same twice running), against
+/// `n` strings that are that window and a letter of their own: at each
+/// meeting the scan looks at each of the `n` strings (each has agreed as
+/// far as the break, so each is compared on), and counts it. This is the
+/// leak scan's worst case, `n·m` (issue 42, not yet bounded): counted, so
+/// that it shows.
+#[test]
+fn a_repeat_broken_at_each_meeting_looks_at_every_string_and_counts_it() {
+    let (n, m) = (100usize, 1_000usize);
+    let window = "0123456789abcdef".repeat(4);
+    let others: Vec<String> = (0..n).map(|k| format!("{window}z{k:03}")).collect();
+    let prose: String = (0..m).map(|i| format!("{window}{}", i % 10)).collect();
+    let (leak, work) = c0_quoting(&others, &prose);
+    assert!(!leak);
+    assert!(work.scanned >= (n * m) as u64, "{work:?}");
+}

@@ -1580,9 +1580,9 @@ impl<'s, 'c> Text<'s, 'c> {
             // A longer candidate is compared wherever its window is: at most
             // one window of `WINDOW` bytes ends here, and only such a window
             // has longer candidates (a shorter one is a candidate whole).
-            let group = match self.last {
-                Some((last, group)) if last == state => group,
-                _ => {
+            let group = match self.last.filter(|&(last, _)| last == state) {
+                Some((_, group)) => group,
+                None => {
                     let (scan, groups) = (self.scan, &mut self.groups);
                     let group = *self.long_at.entry(state).or_insert_with(|| {
                         let w = (0..automaton.match_len(state))
@@ -1634,13 +1634,9 @@ impl<'s, 'c> Text<'s, 'c> {
                 // no further than the window met: were it to reach past it,
                 // the window would also occur a step back, between two
                 // meetings, a meeting of its own.
-                let step = at - before;
                 let from = group.repeats_to.max(at);
-                let mut to = from;
-                while to < text.len() && text[to] == text[to - step] {
-                    to += 1;
-                }
-                tally(|work| work.scanned += (to - from) as u64);
+                let step_back = from - (at - before);
+                let to = from + common_prefix(&text[from..], &text[step_back..]);
                 group.repeats_to = to;
                 // Every candidate agrees as far as before, where the repeat
                 // goes past the byte each stopped at.

@@ -1514,12 +1514,14 @@ fn window_then_tail() -> impl Strategy<Value = String> {
 use proptest::prelude::*;
 use proptest::sample::Index;
 
+// No failure is saved to a file: `.ci/mutants` runs these in place, where
+// each mutant they catch would add its seed. A failure prints its shrunk
+// input; make it a test of its own (as `a_long_string_cut_short_by_two_characters_is_no_leak`
+// and the NUL cases of `a_string_across_two_of_a_calls_strings_is_not_excused` are).
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: 150,
-        failure_persistence: Some(Box::new(rt_tool_3::gen::AtomicRegressions(
-            "proptest-regressions/judge.txt",
-        ))),
+        failure_persistence: None,
         ..ProptestConfig::default()
     })]
 
@@ -1650,8 +1652,33 @@ fn a_string_across_two_of_a_calls_strings_is_not_excused() {
             "efghijklmnop".to_string(),
             "fgh\u{0}ijkl".to_string(),
             "\u{0}ijklmnop".to_string(),
+            "ijklmnop\u{0}".to_string(),
             "-abcdefgh".to_string(),
         ];
         candidates_are_what_the_data_lacks(&others, &own);
     }
+}
+
+/// A call's prose may name the call's own id: a string of another call's
+/// data that the id holds is no leak in that prose, and is one in another
+/// call's.
+#[test]
+fn a_prose_may_name_its_own_calls_id() {
+    let case = json!({"calls": [
+        {"tool_call_id": "search-2026-0001", "result": {"success": true, "data": "ok"}},
+        {"tool_call_id": "c2", "result": {"success": true, "data": ["2026-0001", "search-2026-0001"]}},
+        {"tool_call_id": "c3", "result": {"success": true, "data": "fine"}}]});
+    let prose = "ok (search-2026-0001)";
+    let observed = json!({"messages": msgs(&[("search-2026-0001", prose), ("c2", ""), ("c3", "")]),
+        "exposed": false, "tool_artifacts": []});
+    check(&case, observed, DEFAULT, &[], &[]);
+    let observed = json!({"messages": msgs(&[("search-2026-0001", "ok"), ("c2", ""), ("c3", prose)]),
+        "exposed": false, "tool_artifacts": []});
+    check(
+        &case,
+        observed,
+        DEFAULT,
+        &[C3],
+        &["the prose of call c3 contains \"2026-0001\", found only in the data of call c2"],
+    );
 }

@@ -551,3 +551,23 @@ fn a_repeat_broken_at_each_meeting_looks_at_every_string_and_counts_it() {
     assert!(!leak);
     assert!(work.scanned >= (n * m) as u64, "{work:?}");
 }
+
+/// Where a payload holds a number no double holds and its artifact lands
+/// with `null` in its place, the judge walks the two payloads once to tell
+/// that nothing else differs: each value it compares is counted (so that
+/// the doubling tests see it), and the work doubles with the payload.
+#[test]
+fn a_number_replaced_in_a_long_payload_is_found_in_linear_work() {
+    let huge: Value = serde_json::from_str("1e400").expect("a number");
+    doubles("a number replaced", 1_000, |n| {
+        let rows: Vec<Value> = (0..n).map(|i| json!([i, "row"])).collect();
+        let expected = json!({"rows": rows, "big": huge});
+        let mut observed = expected.clone();
+        observed["big"] = Value::Null;
+        let (at, work) = Work::of(|| judge::unencodable_replaced(&expected, &observed));
+        assert_eq!(at.as_deref(), Some("/big"));
+        // Each row, and each of its two values, compared once at least.
+        assert!(work.compared >= 3 * n as u64, "{work:?}");
+        work
+    });
+}

@@ -1682,3 +1682,32 @@ fn a_prose_may_name_its_own_calls_id() {
         &["the prose of call c3 contains \"2026-0001\", found only in the data of call c2"],
     );
 }
+
+/// A number no double holds with something else in its place is RT-TOOL-6
+/// only when nothing else differs: an array one element shorter or longer,
+/// or an object with a key more, is another payload, not that one with a
+/// number replaced.
+#[test]
+fn a_number_replaced_is_told_from_a_payload_of_another_shape() {
+    use rt_tool_3::judge::unencodable_replaced;
+    let huge: Value = serde_json::from_str("1e400").expect("a number");
+    let replaced = |expected: Value, observed: Value| unencodable_replaced(&expected, &observed);
+    assert_eq!(
+        replaced(json!([huge, 1]), json!([null, 1])).as_deref(),
+        Some("/0")
+    );
+    assert_eq!(replaced(json!([huge, 1]), json!([null])), None);
+    assert_eq!(replaced(json!([huge]), json!([null, 1])), None);
+    assert_eq!(
+        replaced(json!({"n": huge, "m": 1}), json!({"n": null, "m": 1})).as_deref(),
+        Some("/n")
+    );
+    assert_eq!(
+        replaced(json!({"n": huge}), json!({"n": null, "m": 1})),
+        None
+    );
+    assert_eq!(
+        replaced(json!({"n": huge, "m": 1}), json!({"n": null})),
+        None
+    );
+}

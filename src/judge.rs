@@ -1238,8 +1238,9 @@ pub fn may_deliver(result: &Value) -> bool {
 /// own cannot be mistaken for a leak.
 ///
 /// Every candidate string is looked for in what each call may draw on in
-/// one pass of an Aho–Corasick automaton; the lists themselves hold each
-/// candidate once for every call it is one for.
+/// one pass of an Aho–Corasick automaton over the first bytes of each
+/// (a longer one is then compared in place); the lists themselves hold
+/// each candidate once for every call it is one for.
 pub fn leak_candidates(case: &Case, mode: ProseMode) -> Vec<Vec<(String, String)>> {
     let scan = LeakScan::new(case, mode);
     let mut allowed = vec![0; scan.strings.len()];
@@ -1280,27 +1281,26 @@ struct LeakScan<'c> {
     /// may always draw on it (a string under the reserved key is met as
     /// such first).
     own: Vec<Option<usize>>,
-    /// The automaton over `strings`; `None` only if it could not be built
-    /// (then the texts are searched string by string).
+    /// Each window once ([`WINDOW`]): a candidate's first `WINDOW` bytes,
+    /// or the whole of a shorter one.
+    windows: Vec<&'c [u8]>,
+    /// For each window, the candidate that is that window whole, if one is.
+    whole_of: Vec<Option<usize>>,
+    /// For each window, the candidates longer than it that start with it:
+    /// found where the window is, then compared there in place.
+    longer: Vec<Vec<usize>>,
+    /// The automaton over `windows`, so its size does not grow with a
+    /// candidate's length; `None` only if it could not be built (then the
+    /// texts are searched string by string).
     automaton: Option<NFA>,
-    /// Whether no candidate holds a NUL, so none is found across two
-    /// pieces of a text and a piece may be skipped through.
-    skip: bool,
+    /// Whether some candidate is longer than its window.
+    long: bool,
 }
 
 impl<'c> LeakScan<'c> {
     fn new(case: &'c Case, mode: ProseMode) -> LeakScan<'c> {
         let mut ids: HashMap<&str, usize> = HashMap::new();
-        let mut scan = LeakScan {
-            case,
-            mode,
-            strings: Vec::new(),
-            places: Vec::new(),
-            met: Vec::new(),
-            own: Vec::new(),
-            automaton: None,
-            skip: false,
-        };
+        let mut scan = LeakScan::empty(case, mode);
         let mut meet = |scan: &mut LeakScan<'c>, v: &'c Value, whose: String, skip| {
             let place = scan.places.len();
             scan.places.push(whose);
@@ -1347,11 +1347,50 @@ impl<'c> LeakScan<'c> {
                 meet(&mut scan, v, whose, skip);
             }
         }
-        if !scan.strings.is_empty() {
-            scan.automaton = NFA::new(scan.strings.iter().map(|(s, _)| s)).ok();
-        }
-        scan.skip = scan.strings.iter().all(|(s, _)| !s.contains('\u{0}'));
+        scan.index();
         scan
+    }
+
+    /// A scan with no candidate yet.
+    fn empty(case: &'c Case, mode: ProseMode) -> LeakScan<'c> {
+        LeakScan {
+            case,
+            mode,
+            strings: Vec::new(),
+            places: Vec::new(),
+            met: Vec::new(),
+            own: Vec::new(),
+            windows: Vec::new(),
+            whole_of: Vec::new(),
+            longer: Vec::new(),
+            automaton: None,
+            long: false,
+        }
+    }
+
+    /// Builds the windows and the automaton over `strings`.
+    fn index(&mut self) {
+        let scan = self;
+        let mut window_ids: HashMap<&[u8], usize> = HashMap::new();
+        for (id, &(string, _)) in scan.strings.iter().enumerate() {
+            let window = &string.as_bytes()[..string.len().min(WINDOW)];
+            let w = *window_ids.entry(window).or_insert_with(|| {
+                scan.windows.push(window);
+                scan.whole_of.push(None);
+                scan.longer.push(Vec::new());
+                scan.windows.len() - 1
+            });
+            if window.len() == string.len() {
+                scan.whole_of[w] = Some(id);
+            } else {
+                scan.longer[w].push(id);
+            }
+        }
+        scan.long = scan.longer.iter().any(|l| !l.is_empty());
+        if !scan.windows.is_empty() {
+            tally(|w| w.built += scan.windows.iter().map(|w| w.len() as u64).sum::<u64>());
+            scan.automaton = NFA::new(&scan.windows).ok();
+        }
     }
 
     /// Marks with `i + 1` each candidate string found in what call `i` may
@@ -1364,13 +1403,17 @@ impl<'c> LeakScan<'c> {
             || !self.mode.failed_error_allowed();
         let mut text = Text::new(self);
         allowed_of(call, own_error, &mut |v| {
-            text.write(|out| wire::write_sorted(out, v));
-            text.feed("\u{0}");
-            text.write(|out| wire::write_value(out, v));
-            text.feed("\u{0}");
+            text.write(|out| {
+                wire::write_sorted(out, v);
+                out.push(Text::BETWEEN);
+                wire::write_value(out, v);
+                out.push(Text::BETWEEN);
+            });
             strings(v, &mut |s| {
-                text.feed(s);
-                text.feed("\u{0}");
+                text.write(|out| {
+                    out.extend_from_slice(s.as_bytes());
+                    out.push(Text::BETWEEN);
+                });
             });
         });
         text.feed(&call.tool_call_id);
@@ -1392,7 +1435,7 @@ impl<'c> LeakScan<'c> {
         allowed: &mut [usize],
     ) -> Option<(&'c str, &str)> {
         let mut text = Text::new(self);
-        text.feed(content);
+        text.read(content.as_bytes());
         let found: Vec<usize> = text
             .found()
             .into_iter()
@@ -1408,17 +1451,37 @@ impl<'c> LeakScan<'c> {
     }
 }
 
+/// How many bytes of each candidate the leak scan's automaton holds: a
+/// longer candidate is found where its first `WINDOW` bytes are, then
+/// compared there in place. An automaton costs some tens of bytes for each
+/// byte it holds, so one over whole candidates took 2 GB for a single 32 MB
+/// string; over windows it holds at most `WINDOW` bytes a candidate.
+const WINDOW: usize = 64;
+
 /// One text the leak scan reads, fed in pieces.
 struct Text<'s, 'c> {
     scan: &'s LeakScan<'c>,
     /// Where the automaton is, and where it starts.
     state: Option<StateID>,
     start: Option<StateID>,
-    /// Pieces not read yet: many small ones are read as one.
+    /// Pieces not read yet: many small ones are read as one. Where some
+    /// candidate is longer than its window, the whole text waits here, so
+    /// that a candidate can be compared where its window is found.
     pending: Vec<u8>,
     /// The match states met, each read once, and the strings they found.
     seen: HashSet<StateID>,
     found: Vec<usize>,
+    /// Each window met with candidates longer than it: those not found
+    /// yet in this text (each is found once), and how far each agreed
+    /// where the window was last met.
+    groups: Vec<Group>,
+    /// The group of the window of `WINDOW` bytes that ends in a match
+    /// state, if one does and has longer candidates: found once a state,
+    /// then looked up.
+    long_at: HashMap<StateID, Option<usize>>,
+    /// The last match state met and its entry in `long_at`: a text that
+    /// repeats meets the same one again and again.
+    last: Option<(StateID, Option<usize>)>,
     /// The whole text, kept only when there is no automaton.
     whole: Vec<u8>,
 }
@@ -1426,6 +1489,11 @@ struct Text<'s, 'c> {
 impl<'s, 'c> Text<'s, 'c> {
     /// How much of a text is read at once.
     const CHUNK: usize = 65_536;
+
+    /// What parts two pieces of a text (two renderings, two strings): a
+    /// byte no UTF-8 string holds, so no candidate is found across two
+    /// pieces, each of which the call may draw on, but not the two as one.
+    const BETWEEN: u8 = 0xFF;
 
     fn new(scan: &'s LeakScan<'c>) -> Text<'s, 'c> {
         let state = scan
@@ -1439,6 +1507,9 @@ impl<'s, 'c> Text<'s, 'c> {
             pending: Vec::new(),
             seen: HashSet::new(),
             found: Vec::new(),
+            groups: Vec::new(),
+            long_at: HashMap::new(),
+            last: None,
             whole: Vec::new(),
         }
     }
@@ -1450,7 +1521,7 @@ impl<'s, 'c> Text<'s, 'c> {
     /// Feeds what `write` appends, written straight where pieces wait.
     fn write(&mut self, write: impl FnOnce(&mut Vec<u8>)) {
         write(&mut self.pending);
-        if self.pending.len() >= Self::CHUNK {
+        if self.pending.len() >= Self::CHUNK && !self.scan.long {
             self.read_pending();
         }
     }
@@ -1462,17 +1533,18 @@ impl<'s, 'c> Text<'s, 'c> {
         self.pending.clear();
     }
 
-    /// Reads the next bytes of the text, which end where a piece ends.
+    /// Reads the next bytes of the text, which end where a piece ends (and
+    /// are the whole text, if a candidate is longer than its window).
     fn read(&mut self, bytes: &[u8]) {
         tally(|w| w.scanned += bytes.len() as u64);
         let (Some(automaton), Some(mut state)) = (&self.scan.automaton, self.state) else {
             return self.whole.extend_from_slice(bytes);
         };
         // Where no candidate can start, the automaton's prefilter skips
-        // ahead (memchr and the like). A match runs from one piece into the
-        // next only if a candidate holds the NUL the pieces are joined with;
-        // then the prefilter is not used.
-        let prefilter = automaton.prefilter().filter(|_| self.scan.skip);
+        // ahead (memchr and the like), to the end of what is read if none
+        // can: no match runs from one piece into the next, which
+        // [`Text::BETWEEN`] parts.
+        let prefilter = automaton.prefilter();
         // Each turn reads one byte, so the loop ends; the prefilter only
         // moves the start of what is left forward.
         let mut rest = 0..bytes.len();
@@ -1488,16 +1560,114 @@ impl<'s, 'c> Text<'s, 'c> {
             }
             let Some(at) = rest.next() else { break };
             state = automaton.next_state(Anchored::No, state, bytes[at]);
-            // A state holds every string that ends where it is, overlaps
-            // included, so reading each once finds them all.
-            if automaton.is_match(state) && self.seen.insert(state) {
+            if !automaton.is_match(state) {
+                continue;
+            }
+            // A state holds every window that ends where it is, overlaps
+            // included, so reading each once finds every candidate that is
+            // its window whole.
+            if self.seen.insert(state) {
+                let scan = self.scan;
                 self.found.extend(
-                    (0..automaton.match_len(state))
-                        .map(|m| automaton.match_pattern(state, m).as_usize()),
+                    (0..automaton.match_len(state)).filter_map(|m| {
+                        scan.whole_of[automaton.match_pattern(state, m).as_usize()]
+                    }),
                 );
+            }
+            if !self.scan.long {
+                continue;
+            }
+            // A longer candidate is compared wherever its window is: at most
+            // one window of `WINDOW` bytes ends here, and only such a window
+            // has longer candidates (a shorter one is a candidate whole).
+            let group = match self.last.filter(|&(last, _)| last == state) {
+                Some((_, group)) => group,
+                None => {
+                    let (scan, groups) = (self.scan, &mut self.groups);
+                    let group = *self.long_at.entry(state).or_insert_with(|| {
+                        let w = (0..automaton.match_len(state))
+                            .map(|m| automaton.match_pattern(state, m).as_usize())
+                            .find(|&w| !scan.longer[w].is_empty())?;
+                        groups.push(Group::new(&scan.longer[w]));
+                        Some(groups.len() - 1)
+                    });
+                    self.last = Some((state, group));
+                    group
+                }
+            };
+            if let Some(group) = group {
+                self.compare(group, bytes, at + 1 - WINDOW);
             }
         }
         self.state = Some(state);
+    }
+
+    /// Compares each candidate of `group` not found yet with `text` where
+    /// its window starts, `at`.
+    ///
+    /// Comparing each candidate afresh at each place would read the text
+    /// again and again where it repeats: `n` candidates that share a long
+    /// prefix with a text that repeats it meet their window at every
+    /// period. So each window remembers where it was last compared and how
+    /// far each candidate agreed there. Where the text from here on
+    /// repeats what it held one step back (the step between the two
+    /// places), over as far as any candidate agreed, every candidate agrees
+    /// as far as before and no more: nothing is read but that repeat,
+    /// checked once for the whole text. Where the repeat breaks, `j` bytes
+    /// on, a candidate that agreed less than `j` agrees as before, one that
+    /// agreed more now agrees `j`, and only one that agreed exactly `j` is
+    /// compared on from the break (where the window is first met, every
+    /// candidate, from its start).
+    fn compare(&mut self, group: usize, text: &[u8], at: usize) {
+        let strings = &self.scan.strings;
+        let group = &mut self.groups[group];
+        if group.members.is_empty() {
+            return;
+        }
+        let j = match group.at.replace(at) {
+            None => 0,
+            Some(before) => {
+                // From where it was checked to, the text is checked on to
+                // where it stops repeating what it held a step back, each
+                // byte once: a repeat found for one step holds for the next
+                // step too. Between two meetings at other steps it reaches
+                // no further than the window met: were it to reach past it,
+                // the window would also occur a step back, between two
+                // meetings, a meeting of its own.
+                let from = group.repeats_to.max(at);
+                let step_back = from - (at - before);
+                let to = from + common_prefix(&text[from..], &text[step_back..]);
+                group.repeats_to = to;
+                // Every candidate agrees as far as before, where the repeat
+                // goes past the byte each stopped at.
+                if to > at + group.reach {
+                    return;
+                }
+                to - at
+            }
+        };
+        // Each candidate is looked at.
+        tally(|work| work.scanned += group.members.len() as u64);
+        let found = &mut self.found;
+        group.members.retain_mut(|(s, same)| {
+            if *same > j {
+                *same = j;
+            } else if *same == j {
+                let string = strings[*s].0.as_bytes();
+                *same = j + common_prefix(&string[j..], &text[at + j..]);
+                if *same == string.len() {
+                    found.push(*s);
+                    return false;
+                }
+            }
+            true
+        });
+        group.reach = group
+            .members
+            .iter()
+            .map(|&(_, same)| same)
+            .max()
+            .unwrap_or(0);
     }
 
     /// The candidate strings found in the text (in no order, maybe twice).
@@ -1506,11 +1676,46 @@ impl<'s, 'c> Text<'s, 'c> {
         if self.state.is_some() {
             return self.found;
         }
-        let whole = String::from_utf8_lossy(&self.whole);
         (0..self.scan.strings.len())
-            .filter(|&s| whole.contains(self.scan.strings[s].0))
+            .filter(|&s| {
+                memchr::memmem::find(&self.whole, self.scan.strings[s].0.as_bytes()).is_some()
+            })
             .collect()
     }
+}
+
+/// The candidates of one window not found yet in a text, and where the
+/// window was last met ([`Text::compare`]).
+struct Group {
+    /// Each candidate, and how many of its bytes the text held from `at`.
+    members: Vec<(usize, usize)>,
+    /// Where the window was last met, once it was.
+    at: Option<usize>,
+    /// From `at` up to here, each byte of the text is the one the step
+    /// between the last two meetings before it.
+    repeats_to: usize,
+    /// The most bytes any candidate agreed with the text from `at`.
+    reach: usize,
+}
+
+impl Group {
+    /// The candidates `longer` of a window not met yet.
+    fn new(longer: &[usize]) -> Group {
+        Group {
+            members: longer.iter().map(|&s| (s, 0)).collect(),
+            at: None,
+            repeats_to: 0,
+            reach: 0,
+        }
+    }
+}
+
+/// How many bytes `a` and `b` share at their start, each counted as a
+/// byte the leak scan read.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let same = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    tally(|work| work.scanned += same as u64);
+    same
 }
 
 /// Feeds `allow` what a call's prose may draw on: its `data` without the
@@ -1887,8 +2092,8 @@ fn json_hash(v: &Value) -> u64 {
 
 /// The work the judge did on this thread, counted in steps whose number
 /// depends only on its input, never on the machine: JSON values compared by
-/// [`json_eq`] and hashed for an index (nested ones included), and bytes read
-/// by the leak scan. A judge whose work grows with the square of its input
+/// [`json_eq`] and hashed for an index (nested ones included), bytes read
+/// by the leak scan, and bytes its automaton was built over. A judge whose work grows with the square of its input
 /// is one a hostile outcome can stall; `tests/complexity.rs` counts these to
 /// show it grows with the input. Counting costs an add per step.
 #[derive(Clone, Copy, Debug, Default, PartialEq, std::cmp::Eq)]
@@ -1901,6 +2106,8 @@ pub struct Work {
     pub scanned: u64,
     /// Entries of an index looked at to find an artifact in it.
     pub visited: u64,
+    /// Bytes of candidate strings the leak scan's automaton was built over.
+    pub built: u64,
 }
 
 impl Work {
@@ -1917,13 +2124,14 @@ impl Work {
                 hashed: after.hashed - before.hashed,
                 scanned: after.scanned - before.scanned,
                 visited: after.visited - before.visited,
+                built: after.built - before.built,
             },
         )
     }
 
     /// Every step, of every kind.
     pub fn total(self) -> u64 {
-        self.compared + self.hashed + self.scanned + self.visited
+        self.compared + self.hashed + self.scanned + self.visited + self.built
     }
 }
 
@@ -1934,6 +2142,7 @@ thread_local! {
             hashed: 0,
             scanned: 0,
             visited: 0,
+            built: 0,
         })
     };
 }

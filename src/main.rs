@@ -53,7 +53,17 @@ fn small_pages() {}
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The most bytes read from one input (a case, an outcome, a report to
+    /// merge, a --replay file); past it the command stops with exit 2
+    /// before reading more.
+    #[arg(long, global = true, value_name = "BYTES", default_value_t = MAX_INPUT)]
+    max_input_bytes: u64,
 }
+
+/// The default bound on one input, 1 GiB: a runtime's log of a few hundred
+/// megabytes is read whole, and `check`, whose peak memory is about three
+/// times its inputs, stays within a few GiB.
+const MAX_INPUT: u64 = 1 << 30;
 
 #[derive(Subcommand)]
 enum Command {
@@ -219,6 +229,7 @@ struct Fail(String);
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    INPUT_BOUND.store(cli.max_input_bytes, Ordering::Relaxed);
     let result = match cli.command {
         Command::Verdict { file } => verdict(file),
         Command::Check {
@@ -370,10 +381,14 @@ fn check(case: PathBuf, outcome: PathBuf, options: Options, json: bool) -> Resul
     let (case_name, bytes) = read_input(Some(case))?;
     let case =
         Case::from_json(&bytes).map_err(|e| Fail(format!("invalid case in {case_name}: {e}")))?;
+    // Each input's bytes are let go once parsed: only the parsed values
+    // are held while the outcome is judged.
+    drop(bytes);
     let (name, bytes) = read_input(Some(outcome))?;
     // An outcome holding a lone surrogate escape is judged, not refused.
     let observed: serde_json::Value = rt_tool_3::wire::parse_reply(&bytes)
         .map_err(|e| Fail(format!("invalid outcome in {name}: {e}")))?;
+    drop(bytes);
     let judgement = judge::judge(&case, &observed, options)
         .map_err(|e| Fail(format!("invalid outcome in {name}: {e}")))?;
     if json {
@@ -1035,23 +1050,77 @@ fn print_report(
     print(text.as_bytes())
 }
 
-/// Reads a whole input: a file, or stdin for `None` and `-`.
+/// The most bytes [`read_input`] reads from one input (`--max-input-bytes`).
+static INPUT_BOUND: AtomicU64 = AtomicU64::new(MAX_INPUT);
+
+/// Reads a whole input: a file, or stdin for `None` and `-`, at most
+/// [`INPUT_BOUND`] bytes of it. A longer input (`/dev/zero`, a log gone
+/// wrong) is refused after reading one byte past the bound, never held
+/// whole; a regular file is refused by its size before it is read.
 fn read_input(file: Option<PathBuf>) -> Result<(String, Vec<u8>), Fail> {
-    let mut bytes = Vec::new();
-    match file {
+    let bound = INPUT_BOUND.load(Ordering::Relaxed);
+    let (name, source): (String, Box<dyn Read>) = match file {
         Some(path) if path.as_os_str() != "-" => {
             let name = path.display().to_string();
-            bytes = std::fs::read(&path).map_err(|e| Fail(format!("cannot read {name}: {e}")))?;
-            Ok((name, bytes))
+            let file =
+                std::fs::File::open(&path).map_err(|e| Fail(format!("cannot read {name}: {e}")))?;
+            let size = file
+                .metadata()
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| m.len());
+            if size.is_some_and(|size| size > bound) {
+                return Err(over_bound(&name, bound));
+            }
+            if let Some(size) = size {
+                // A regular file within the bound: read into room of its
+                // size (and refused if it grew past the bound meanwhile).
+                let mut bytes = Vec::with_capacity(size as usize);
+                (&file)
+                    .take(bound.saturating_add(1))
+                    .read_to_end(&mut bytes)
+                    .map_err(|e| Fail(format!("cannot read {name}: {e}")))?;
+                if bytes.len() as u64 > bound {
+                    return Err(over_bound(&name, bound));
+                }
+                return Ok((name, bytes));
+            }
+            (name, Box::new(file))
         }
-        _ => {
-            io::stdin()
-                .lock()
-                .read_to_end(&mut bytes)
-                .map_err(|e| Fail(format!("cannot read stdin: {e}")))?;
-            Ok(("stdin".into(), bytes))
+        _ => ("stdin".into(), Box::new(io::stdin().lock())),
+    };
+    // Read into pieces of 1 MiB, joined once the end is reached: what is
+    // held never passes the bound (a `Vec` filled whole would hold its old
+    // room and its doubled one at once), and an input over it is refused
+    // after reading one byte past it.
+    const PIECE: usize = 1 << 20;
+    let (mut pieces, mut total) = (Vec::<Vec<u8>>::new(), 0u64);
+    let mut source = source;
+    loop {
+        if pieces.last().is_none_or(|p| p.len() == PIECE) {
+            pieces.push(Vec::with_capacity(PIECE));
+        }
+        let piece = pieces.last_mut().expect("a piece");
+        let room = PIECE - piece.len();
+        let n = match (&mut source).take(room as u64).read_to_end(piece) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Fail(format!("cannot read {name}: {e}"))),
+        };
+        total += n as u64;
+        if total > bound {
+            return Err(over_bound(&name, bound));
         }
     }
+    Ok((name, pieces.concat()))
+}
+
+/// The one line for an input over the bound.
+fn over_bound(name: &str, bound: u64) -> Fail {
+    Fail(format!(
+        "{name} is over the input bound of {bound} bytes; --max-input-bytes raises it"
+    ))
 }
 
 /// Prints one value as one line of JSON, all at once: nothing partial.

@@ -1696,3 +1696,88 @@ fn the_reports_structure() {
         insta::assert_snapshot!("report_badge", rt_tool_3::report::badge::badge(&run));
     });
 }
+
+/// Exit 2 with one line on stderr that names the input bound, nothing on
+/// stdout.
+fn over_the_bound(args: &[&str], stdin: &[u8]) -> String {
+    let out = run(args, stdin);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: stderr {err}");
+    assert!(out.stdout.is_empty(), "{args:?}: partial stdout");
+    assert_eq!(err.lines().count(), 1, "{args:?}: not one line: {err}");
+    assert!(
+        err.contains("over the input bound of") && err.contains("--max-input-bytes"),
+        "{args:?}: {err:?} does not name the bound"
+    );
+    err.into_owned()
+}
+
+/// An endless input (`/dev/zero`) to `verdict`, `check` and `merge` is
+/// refused at the default bound, 1 GiB, after reading one byte past it:
+/// one line naming the bound, exit 2, no allocation failure.
+#[test]
+fn an_endless_input_is_refused_at_the_default_bound() {
+    let dir = tempdir("bound");
+    let case = dir.join("case.json");
+    std::fs::write(&case, br#"{"calls": []}"#).expect("write");
+    let case = case.to_str().expect("utf-8");
+    for args in [
+        &["verdict", "/dev/zero"][..],
+        &["check", case, "/dev/zero"],
+        &["check", "/dev/zero", case],
+        &["merge", "/dev/zero"],
+    ] {
+        let err = over_the_bound(args, b"");
+        assert!(
+            err.contains(&format!("over the input bound of {} bytes", 1u64 << 30)),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// `--max-input-bytes` moves the bound, for every command that reads an
+/// input: a file of exactly the bound is read, one byte more is refused by
+/// its size, and so is stdin or a `--replay` file over it.
+#[test]
+fn max_input_bytes_moves_the_bound() {
+    let dir = tempdir("bound-flag");
+    let text = br#"{"calls": []}"#;
+    let case = dir.join("case.json");
+    std::fs::write(&case, text).expect("write");
+    let case = case.to_str().expect("utf-8");
+    let exact = text.len().to_string();
+    let less = (text.len() - 1).to_string();
+    let out = run(&["verdict", case, "--max-input-bytes", &exact], b"");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    over_the_bound(&["verdict", case, "--max-input-bytes", &less], b"");
+    over_the_bound(&["--max-input-bytes", &less, "verdict"], text);
+    let outcome = dir.join("outcome.json");
+    std::fs::write(
+        &outcome,
+        br#"{"exposed": false, "messages": [], "tool_artifacts": []}"#,
+    )
+    .expect("write");
+    let outcome = outcome.to_str().expect("utf-8");
+    let out = run(&["check", case, outcome, "--max-input-bytes", "100"], b"");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    over_the_bound(&["check", case, outcome, "--max-input-bytes", "20"], b"");
+    over_the_bound(&["merge", case, "--max-input-bytes", &less], b"");
+    over_the_bound(
+        &[
+            "diff",
+            "--cases",
+            "0",
+            "--replay",
+            case,
+            "--max-input-bytes",
+            &less,
+        ],
+        b"",
+    );
+}
+
+fn tempdir(what: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("rt-tool-3-cli-{what}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}

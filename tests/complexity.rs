@@ -182,8 +182,9 @@ fn the_total_is_every_step_of_every_kind() {
         hashed: 2,
         scanned: 4,
         visited: 8,
+        built: 16,
     };
-    assert_eq!(work.total(), 15);
+    assert_eq!(work.total(), 31);
 }
 
 /// What the tests above count is counted: every kind of step, for each
@@ -225,20 +226,25 @@ fn alike_artifacts_are_matched_in_n_log_n() {
     });
 }
 
+/// `n` calls, each with its own data and an artifact with a secret.
+fn calls_with_secrets(n: usize) -> Value {
+    let calls: Vec<Value> = (0..n)
+        .map(|i| {
+            json!({"tool_call_id": format!("call-{i}"), "result": {"success": true,
+                "data": format!("the data of call {i:06}"),
+                "artifacts": [{"type": "note", "payload": {"text": format!("secret of call {i:06}")}}]}})
+        })
+        .collect();
+    json!({ "calls": calls })
+}
+
 #[test]
 fn the_leak_scan_reads_each_text_once() {
     // n calls, each with its own data and an artifact: every call's
     // candidates are every other call's strings, yet each text is read
     // once. Call 0's prose leaks the last call's artifact.
     grows_as_n_log_n("leak scan", |n| {
-        let calls: Vec<Value> = (0..n)
-            .map(|i| {
-                json!({"tool_call_id": format!("call-{i}"), "result": {"success": true,
-                    "data": format!("the data of call {i:06}"),
-                    "artifacts": [{"type": "note", "payload": {"text": format!("secret of call {i:06}")}}]}})
-            })
-            .collect();
-        let case = json!({"calls": calls});
+        let case = calls_with_secrets(n);
         let parsed = Case::from_json(case.to_string().as_bytes()).expect("valid");
         let mut observed = serde_json::to_value(model::outcome(&parsed)).expect("encodes");
         let content = format!("the data of call 000000 and secret of call {:06}", n - 1);
@@ -324,6 +330,261 @@ fn an_unencodable_number_replaced_is_found_in_one_walk() {
         let (at, work) = Work::of(|| judge::unencodable_replaced(&expected, &observed));
         assert_eq!(at, Some("/0".repeat(n)));
         assert!(work.compared >= n as u64, "{work:?} for {n} levels");
+        work
+    });
+}
+
+// The hostile family of the bench (`cargo bench --bench oracle -- hostile`),
+// scaled down: each shape at size `n` and `2n`, where doubling the input
+// may at most double the judge's counted work (2.2× allowed). A scan that
+// compares every candidate afresh wherever its window is met grows with
+// the square of the shared-prefix shape; one whose automaton holds
+// candidates whole grows with a long string (`built`).
+
+/// The work of `run` at `n` and `2n` grows by at most 2.2×.
+fn doubles(what: &str, n: usize, run: impl Fn(usize) -> Work) -> (Work, Work) {
+    let (small, large) = (run(n), run(2 * n));
+    assert!(small.total() > 0, "{what}: {small:?} counted nothing");
+    let ratio = large.total() as f64 / small.total() as f64;
+    assert!(
+        ratio <= 2.2,
+        "{what}: the work grew {ratio:.2}× from n = {n} to {} ({small:?} to {large:?}), over 2.2×",
+        2 * n
+    );
+    (small, large)
+}
+
+/// `n` bytes of a phrase repeated: the leak scan meets a window of it at
+/// every repeat.
+fn long_text(n: usize) -> String {
+    "lorem ipsum dolor ".repeat(n / 18 + 1)[..n].to_string()
+}
+
+/// `case`, and its reference outcome with `content` as call c0's prose.
+fn with_prose(case: &Value, content: &str) -> Value {
+    let parsed = Case::from_json(case.to_string().as_bytes()).expect("valid");
+    let mut observed = serde_json::to_value(model::outcome(&parsed)).expect("encodes");
+    observed["messages"][0]["content"] = json!(content);
+    observed
+}
+
+/// The judge's work on `case` with `content` as call c0's prose, which
+/// leaks one string, found in `place`.
+fn one_leak_from(case: &Value, content: &str, place: &str) -> Work {
+    let (j, work) = judged(case, &with_prose(case, content));
+    let leaks: Vec<&str> = j
+        .violations
+        .iter()
+        .filter(|v| v.clause == Clause::ProseFromData)
+        .map(|v| v.message.as_str())
+        .collect();
+    assert_eq!(leaks.len(), 1, "{leaks:?}");
+    assert!(leaks[0].contains(place), "{leaks:?}");
+    work
+}
+
+#[test]
+fn a_long_string_in_data_and_prose_is_linear_and_its_window_bounded() {
+    let (small, large) = doubles("long string in data and prose", 100_000, |n| {
+        let s = long_text(n);
+        let case = json!({"exposed": true, "calls": [{"tool_call_id": "c0",
+            "result": {"success": true, "data": s}}]});
+        let (j, work) = judged(&case, &with_prose(&case, &s));
+        assert!(j.conforms(), "{:?}", j.violations);
+        work
+    });
+    // The automaton holds a window of the string, not the string: the
+    // same at either length.
+    assert_eq!(small.built, large.built, "{small:?} vs {large:?}");
+    assert!(small.built > 0);
+}
+
+#[test]
+fn a_long_string_in_a_payload_is_linear() {
+    doubles("long string in a payload", 100_000, |n| {
+        let case = json!({"exposed": true, "calls": [{"tool_call_id": "c0",
+            "result": {"success": true, "data": "ok",
+                "artifacts": [{"type": "text", "payload": {"text": long_text(n)}}]}}]});
+        let (j, work) = judged(&case, &with_prose(&case, "ok"));
+        assert!(j.conforms(), "{:?}", j.violations);
+        work
+    });
+}
+
+#[test]
+fn a_long_string_in_another_calls_data_is_found_in_linear_work() {
+    doubles("long string in another call's data", 100_000, |n| {
+        let s = long_text(n);
+        let case = json!({"calls": [
+            {"tool_call_id": "c0", "result": {"success": true, "data": "ok"}},
+            {"tool_call_id": "c1", "result": {"success": true, "data": s}}]});
+        one_leak_from(&case, &format!("said: {s}"), "the data of call c1")
+    });
+}
+
+#[test]
+fn candidates_sharing_a_long_prefix_with_a_repeating_text_are_linear() {
+    // n/1000 artifact strings, each 1,000 bytes of the phrase and a number
+    // of its own; the prose n bytes of the phrase. Every candidate's window
+    // is met at every repeat, and each agrees with the text for 1,000
+    // bytes; one more candidate is the phrase at 2,000 bytes, a leak.
+    doubles("shared prefixes", 100_000, |n| {
+        let mut artifacts: Vec<Value> = (0..n / 1000)
+            .map(|i| json!({"type": "note", "payload": {"s": format!("{}#{i}", long_text(1000))}}))
+            .collect();
+        artifacts.push(json!({"type": "note", "payload": {"s": long_text(2000)}}));
+        let case = json!({"exposed": true, "calls": [{"tool_call_id": "c0",
+            "result": {"success": true, "data": "ok", "artifacts": artifacts}}]});
+        one_leak_from(&case, &long_text(n), "the artifacts of call c0")
+    });
+}
+
+#[test]
+fn many_calls_are_linear() {
+    doubles("many calls", 2_000, |n| {
+        let case = calls_with_secrets(n);
+        let content = format!("the data of call 000000 and secret of call {:06}", n - 1);
+        one_leak_from(
+            &case,
+            &content,
+            &format!("the artifacts of call call-{}", n - 1),
+        )
+    });
+}
+
+/// The judge's work on the model's own outcome for one call with `data`
+/// and an artifact with `payload` (which conforms).
+fn the_models_outcome(data: Value, payload: Value) -> Work {
+    let case = json!({"exposed": true, "calls": [{"tool_call_id": "c0",
+        "result": {"success": true, "data": data,
+            "artifacts": [{"type": "note", "payload": payload}]}}]});
+    let parsed = Case::from_json(case.to_string().as_bytes()).expect("valid");
+    let observed = serde_json::to_value(model::outcome(&parsed)).expect("encodes");
+    let (j, work) = judged(&case, &observed);
+    assert!(j.conforms(), "{:?}", j.violations);
+    work
+}
+
+#[test]
+fn many_keys_in_one_object_are_linear() {
+    doubles("many keys", 5_000, |n| {
+        let data: serde_json::Map<String, Value> = (0..n)
+            .map(|i| {
+                (
+                    format!("key {i}"),
+                    json!(format!("the value of key {i:07}")),
+                )
+            })
+            .collect();
+        the_models_outcome(Value::Object(data.clone()), Value::Object(data))
+    });
+}
+
+#[test]
+fn nesting_towards_the_bound_is_linear() {
+    doubles("nesting", 200, |depth| {
+        let mut data = json!("the string at the bottom");
+        for _ in 0..depth {
+            data = json!([data, "a string beside it"]);
+        }
+        the_models_outcome(data.clone(), json!({ "tree": data }))
+    });
+}
+
+// What the leak scan reads is counted, so that the doubling tests above see
+// it: a scan whose reading went uncounted could grow with the square of its
+// input unseen. Each test below reads a prose the scan must compare in place
+// (a string longer than the automaton's window of 64 bytes) and bounds the
+// bytes counted from below and from above.
+
+/// Call c0's prose `prose`, where call c1's data is the strings `others`:
+/// the judge's work, and whether it found a leak.
+fn c0_quoting(others: &[String], prose: &str) -> (bool, Work) {
+    let case = json!({"calls": [
+        {"tool_call_id": "c0", "result": {"success": true, "data": "ok"}},
+        {"tool_call_id": "c1", "result": {"success": true, "data": others}}]});
+    let observed = json!({"exposed": false, "tool_artifacts": [], "messages": [
+        {"tool_call_id": "c0", "content": prose}, {"tool_call_id": "c1", "content": ""}]});
+    let (j, work) = judged(&case, &observed);
+    (
+        j.violations
+            .iter()
+            .any(|v| v.clause == Clause::ProseFromData),
+        work,
+    )
+}
+
+/// A string of another call's data quoted whole: the prose is read once,
+/// and the string compared with it once where its window is met, so the
+/// bytes counted are twice the string's, and for the rest only what call
+/// c0 may draw on, a few dozen bytes (its data `"ok"`, its `success`, its
+/// id, each rendered).
+#[test]
+fn a_long_leak_is_read_once_and_compared_once() {
+    let s = long_text(100_000);
+    let (leak, work) = c0_quoting(std::slice::from_ref(&s), &s);
+    assert!(leak);
+    let n = s.len() as u64;
+    assert!((2 * n..=2 * n + 64).contains(&work.scanned), "{work:?}");
+}
+
+/// Two strings that agree with a repeating prose for 1,000 bytes and then
+/// do not: their window is met at every repeat (every 18 bytes), and the
+/// scan confirms the repeat once over the prose rather than comparing
+/// them again at each. So it reads the prose twice (once through the
+/// automaton, once to confirm it repeats) and each string's 1,000 bytes
+/// once; near the end, where the prose stops before the strings could,
+/// it looks at both strings at each of the last meetings (55 or so).
+#[test]
+fn a_repeating_prose_is_confirmed_once_not_compared_at_each_repeat() {
+    let p = 100_000;
+    let others = [
+        format!("{}#", long_text(1_000)),
+        format!("{}%", long_text(1_000)),
+    ];
+    let (leak, work) = c0_quoting(&others, &long_text(p));
+    assert!(!leak);
+    let p = p as u64;
+    assert!(
+        work.scanned >= 2 * p && work.scanned <= 2 * p + 2 * 1_000 + 200,
+        "{work:?}"
+    );
+}
+
+/// A prose that meets a window `m` times and breaks its repeat at each
+/// (a digit after each window, never the same twice running), against
+/// `n` strings that are that window and a letter of their own: at each
+/// meeting the scan looks at each of the `n` strings (each has agreed as
+/// far as the break, so each is compared on), and counts it. This is the
+/// leak scan's worst case, `n·m` (issue 42, not yet bounded): counted, so
+/// that it shows.
+#[test]
+fn a_repeat_broken_at_each_meeting_looks_at_every_string_and_counts_it() {
+    let (n, m) = (100usize, 1_000usize);
+    let window = "0123456789abcdef".repeat(4);
+    let others: Vec<String> = (0..n).map(|k| format!("{window}z{k:03}")).collect();
+    let prose: String = (0..m).map(|i| format!("{window}{}", i % 10)).collect();
+    let (leak, work) = c0_quoting(&others, &prose);
+    assert!(!leak);
+    assert!(work.scanned >= (n * m) as u64, "{work:?}");
+}
+
+/// Where a payload holds a number no double holds and its artifact lands
+/// with `null` in its place, the judge walks the two payloads once to tell
+/// that nothing else differs: each value it compares is counted (so that
+/// the doubling tests see it), and the work doubles with the payload.
+#[test]
+fn a_number_replaced_in_a_long_payload_is_found_in_linear_work() {
+    let huge: Value = serde_json::from_str("1e400").expect("a number");
+    doubles("a number replaced", 1_000, |n| {
+        let rows: Vec<Value> = (0..n).map(|i| json!([i, "row"])).collect();
+        let expected = json!({"rows": rows, "big": huge});
+        let mut observed = expected.clone();
+        observed["big"] = Value::Null;
+        let (at, work) = Work::of(|| judge::unencodable_replaced(&expected, &observed));
+        assert_eq!(at.as_deref(), Some("/big"));
+        // Each row, and each of its two values, compared once at least.
+        assert!(work.compared >= 3 * n as u64, "{work:?}");
         work
     });
 }

@@ -1376,3 +1376,342 @@ fn a_repeat_under_a_siblings_id_is_traced_to_its_call() {
         &["artifact 0 of call c1 carries tool_call_id c2"],
     );
 }
+
+// ---------------------------------------------------------------------------
+// The leak scan, candidates longer than its window
+//
+// The scan's automaton holds the first 64 bytes of each candidate string (its
+// window); a longer candidate is found where its window is met and compared
+// there in place, remembering how far it agreed so that a text that repeats
+// is not compared again at each repeat. Whatever the lengths, the scan must
+// find exactly what a substring search finds: these tests state that with
+// `str::contains`, on the two texts the scan reads, a call's prose (read in
+// place) and what the call may draw on (fed in pieces).
+
+/// A case of two calls: `c1` returns `own`, `c2` returns the strings
+/// `others` as its data, each a leak if `c1`'s prose holds it.
+fn two_calls_of(own: Value, others: &[String]) -> Case {
+    let case = json!({"calls": [
+        {"tool_call_id": "c1", "result": {"success": true, "data": own}},
+        {"tool_call_id": "c2", "result": {"success": true, "data": others}}]});
+    Case::from_json(case.to_string().as_bytes()).expect("valid case")
+}
+
+/// The ¶3 violations of `c1`'s prose `prose`, where `c2` returns `others`.
+fn leaks_of_c1(others: &[String], prose: &str) -> Vec<String> {
+    let case = two_calls_of(json!("ok"), others);
+    let observed = json!({"messages": msgs(&[("c1", prose), ("c2", "")]),
+        "exposed": false, "tool_artifacts": []});
+    let judgement = judge(&case, &observed, DEFAULT).expect("an outcome object");
+    judgement
+        .violations
+        .iter()
+        .filter(|v| v.clause == C3)
+        .map(|v| v.message.clone())
+        .collect()
+}
+
+/// Whether a string is long enough to be a leak (¶3, 8 characters).
+fn candidate(s: &str) -> bool {
+    s.chars().count() >= rt_tool_3::judge::LEAK_MIN_CHARS
+}
+
+/// `c1`'s prose `prose` against `c2`'s strings `others`: the judge names
+/// as its leak the first string of `others` the prose contains, and none
+/// if it contains none. Each string named is then taken away and the
+/// prose judged again, so every string is looked for, found or not.
+fn leaks_are_what_the_prose_contains(others: &[String], prose: &str) {
+    let mut others: Vec<String> = others.to_vec();
+    loop {
+        let expected = others.iter().find(|s| candidate(s) && prose.contains(*s));
+        let leaks = leaks_of_c1(&others, prose);
+        let Some(expected) = expected.cloned() else {
+            assert_eq!(leaks, Vec::<String>::new(), "{others:?} in {prose:?}");
+            return;
+        };
+        let says = format!("contains {expected:?}, found only in the data of call c2");
+        assert!(
+            leaks.len() == 1 && leaks[0].contains(&says),
+            "{leaks:?}, not {says:?}: {others:?} in {prose:?}"
+        );
+        others.retain(|s| *s != expected);
+    }
+}
+
+/// `c1`'s data the strings `own` against `c2`'s strings `others`: what
+/// `c1`'s prose may not contain is each of `others` that no string of
+/// `own` contains (once for each time `c2` returns it).
+fn candidates_are_what_the_data_lacks(others: &[String], own: &[String]) {
+    let case = two_calls_of(json!(own), others);
+    let found = rt_tool_3::judge::leak_candidates(&case, ProseMode::DataOnly);
+    let expected: Vec<(String, String)> = others
+        .iter()
+        .filter(|s| candidate(s) && !own.iter().any(|o| o.contains(*s)))
+        .map(|s| (s.clone(), "the data of call c2".to_string()))
+        .collect();
+    assert_eq!(found[0], expected, "{others:?} against {own:?}");
+}
+
+/// Short pieces of text: one or two letters, a letter of two bytes and one
+/// of three (so windows and comparisons cut characters), a NUL (which the
+/// scan joins the pieces it reads with).
+fn token() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec!["a", "b", "ab", "é", "€", "\u{0}"])
+}
+
+/// A string made of a unit repeated, often past the window (a repeated
+/// pattern), then a tail.
+fn periodic() -> impl Strategy<Value = String> {
+    (
+        prop::collection::vec(token(), 1..6),
+        1..60usize,
+        prop::collection::vec(token(), 0..4),
+    )
+        .prop_map(|(unit, times, tail)| unit.concat().repeat(times) + &tail.concat())
+}
+
+/// Pieces of text made of `candidates` (whole, or cut short by one or two
+/// characters, some twice running) between `noise`.
+fn text_of(
+    candidates: &[String],
+    picks: Vec<(Index, usize, bool)>,
+    noise: &[String],
+) -> Vec<String> {
+    let mut pieces = noise.to_vec();
+    for (i, (pick, cut, twice)) in picks.into_iter().enumerate() {
+        let c = pick.get(candidates);
+        let end = c
+            .char_indices()
+            .rev()
+            .nth(cut.saturating_sub(1))
+            .map_or(0, |(at, _)| at);
+        let piece = if cut == 0 {
+            c.clone()
+        } else {
+            c[..end].to_string()
+        };
+        let piece = if twice { piece.repeat(2) } else { piece };
+        pieces.insert(i.min(pieces.len()), piece);
+    }
+    pieces
+}
+
+/// Pieces of a text where one window of 64 bytes recurs: the window (no
+/// shift of it is itself) and a short tail, again and again, so that it is
+/// met at steps that change, the repeat between two meetings holding for a
+/// while and then breaking.
+fn window_then_tail() -> impl Strategy<Value = String> {
+    let window: String = ('A'..='Z')
+        .chain('a'..='z')
+        .chain('0'..='9')
+        .chain(['+', '/'])
+        .collect();
+    let tail = prop::collection::vec(prop::sample::select(vec!["x", "y", "xy"]), 0..4);
+    prop::collection::vec(tail, 1..6).prop_map(move |tails| {
+        tails
+            .iter()
+            .map(|t| format!("{window}{}", t.concat()))
+            .collect()
+    })
+}
+
+use proptest::prelude::*;
+use proptest::sample::Index;
+
+// No failure is saved to a file: `.ci/mutants` runs these in place, where
+// each mutant they catch would add its seed. A failure prints its shrunk
+// input; make it a test of its own (as `a_long_string_cut_short_by_two_characters_is_no_leak`
+// and the NUL cases of `a_string_across_two_of_a_calls_strings_is_not_excused` are).
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 150,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// The leaks named in a prose are exactly the strings it contains:
+    /// strings shorter and longer than the window, sharing long prefixes,
+    /// overlapping and repeated in the text, cut anywhere in a character,
+    /// with and without a NUL.
+    #[test]
+    fn the_leak_scan_finds_in_a_prose_exactly_what_it_contains(
+        others in prop::collection::vec(periodic(), 1..10),
+        picks in prop::collection::vec((any::<Index>(), 0..3usize, any::<bool>()), 0..8),
+        noise in prop::collection::vec(periodic(), 0..4),
+    ) {
+        let prose = text_of(&others, picks, &noise).concat();
+        leaks_are_what_the_prose_contains(&others, &prose);
+    }
+
+    /// What a call may draw on excuses exactly the strings one of its own
+    /// strings contains: its data is fed to the scan in pieces, each of
+    /// its strings on its own, and a string found across two of them (a
+    /// NUL between them included) is not in it.
+    #[test]
+    fn the_leak_scan_excuses_exactly_what_a_calls_data_contains(
+        others in prop::collection::vec(periodic(), 1..10),
+        picks in prop::collection::vec((any::<Index>(), 0..3usize, any::<bool>()), 0..8),
+        noise in prop::collection::vec(periodic(), 0..4),
+    ) {
+        let own = text_of(&others, picks, &noise);
+        candidates_are_what_the_data_lacks(&others, &own);
+    }
+
+    /// Strings that start with one window, in a prose that meets that
+    /// window again and again at steps that change: each string is named
+    /// exactly when the prose holds it.
+    #[test]
+    fn strings_of_one_window_are_found_wherever_it_recurs(
+        others in prop::collection::vec(window_then_tail(), 1..8),
+        prose in prop::collection::vec(window_then_tail(), 1..6),
+    ) {
+        leaks_are_what_the_prose_contains(&others, &prose.concat());
+    }
+}
+
+/// Every shift of a long periodic string against a periodic prose, every
+/// length around the window (64 bytes): found exactly when it occurs.
+#[test]
+fn periodic_strings_around_the_window_are_found_exactly() {
+    let unit = "ab€";
+    let prose = unit.repeat(60) + "b" + &unit.repeat(30);
+    let long = unit.repeat(80);
+    let mut others = Vec::new();
+    for start in 0..unit.len() {
+        for len in (60..72).chain([128, 150]) {
+            let end = (start + len).min(long.len());
+            if let Some(s) = long.get(start..end) {
+                others.push(s.to_string());
+                others.push(s.to_string() + "b");
+                others.push(s.to_string() + "x");
+            }
+        }
+    }
+    assert!(others.iter().any(|s| s.len() > 64 && prose.contains(s)));
+    assert!(others.iter().any(|s| s.len() > 64 && !prose.contains(s)));
+    leaks_are_what_the_prose_contains(&others, &prose);
+    candidates_are_what_the_data_lacks(&others, &[prose]);
+}
+
+/// A string of NULs and letters longer than the window, in a prose that
+/// holds all of it but its last two characters (a case proptest found).
+#[test]
+fn a_long_string_cut_short_by_two_characters_is_no_leak() {
+    let s = "abab\u{0}\u{0}".repeat(11);
+    let prose = format!("\u{0}a{}", &s[..s.len() - 2]);
+    leaks_are_what_the_prose_contains(std::slice::from_ref(&s), &prose);
+    leaks_are_what_the_prose_contains(std::slice::from_ref(&s), &format!("{prose}\u{0}\u{0}"));
+}
+
+/// A prose that breaks the repeat of a long string's window just where
+/// one string stops agreeing and another goes on: each string is found
+/// exactly where it occurs whole, whichever place it first agreed at.
+#[test]
+fn strings_sharing_a_window_are_found_where_the_repeat_breaks() {
+    let w = "0123456789abcdef".repeat(4); // one window, 64 bytes
+    let others: Vec<String> = ["x", "xy", "xyz", "y", "yy", "z"]
+        .iter()
+        .map(|tail| format!("{w}{tail}"))
+        .collect();
+    for prose in [
+        format!("{w}x{w}y{w}xy{w}z"),
+        format!("{w}{w}xyz{w}yy"),
+        format!("{w}xy {w}xy{w}yy{w}x"),
+        format!("{w}{w}{w}y{w}y{w}yy"),
+    ] {
+        leaks_are_what_the_prose_contains(&others, &prose);
+        candidates_are_what_the_data_lacks(&others, &[prose]);
+    }
+}
+
+/// What a call may draw on is fed to the scan in pieces, each of its
+/// data's renderings and strings, read 64 KiB at a time when no candidate
+/// is longer than the window. A longer one is compared where its window
+/// is met, in a text whose renderings of a 100,000-byte string each hold
+/// it again: one string held whole is excused, one that stops agreeing
+/// after 1,000 bytes is not.
+#[test]
+fn a_data_past_64_kib_excuses_the_long_strings_it_holds() {
+    let own = "lorem ipsum dolor ".repeat(5_600);
+    let held = own[50_000..51_000].to_string();
+    let near = format!("{}#", &own[..1_000]);
+    let short = own[70_000..70_030].to_string();
+    let others = [held, near, short, "not in it at all".to_string()];
+    candidates_are_what_the_data_lacks(&others, &[own]);
+}
+
+/// What a call may draw on is each of its strings, not two of them run
+/// together: a string that spans the end of one and the start of the next,
+/// with a NUL between them or not, is no string of its data, in a data
+/// read in one piece or in several of 64 KiB.
+#[test]
+fn a_string_across_two_of_a_calls_strings_is_not_excused() {
+    for filler in [10, 70_000] {
+        let own = [
+            format!("{}abcdefgh", "-".repeat(filler)),
+            "ijklmnop".to_string(),
+        ];
+        let others = [
+            "efgh\u{0}ijklmnop".to_string(),
+            "efghijklmnop".to_string(),
+            "fgh\u{0}ijkl".to_string(),
+            "\u{0}ijklmnop".to_string(),
+            "ijklmnop\u{0}".to_string(),
+            "-abcdefgh".to_string(),
+        ];
+        candidates_are_what_the_data_lacks(&others, &own);
+    }
+}
+
+/// A call's prose may name the call's own id: a string of another call's
+/// data that the id holds is no leak in that prose, and is one in another
+/// call's.
+#[test]
+fn a_prose_may_name_its_own_calls_id() {
+    let case = json!({"calls": [
+        {"tool_call_id": "search-2026-0001", "result": {"success": true, "data": "ok"}},
+        {"tool_call_id": "c2", "result": {"success": true, "data": ["2026-0001", "search-2026-0001"]}},
+        {"tool_call_id": "c3", "result": {"success": true, "data": "fine"}}]});
+    let prose = "ok (search-2026-0001)";
+    let observed = json!({"messages": msgs(&[("search-2026-0001", prose), ("c2", ""), ("c3", "")]),
+        "exposed": false, "tool_artifacts": []});
+    check(&case, observed, DEFAULT, &[], &[]);
+    let observed = json!({"messages": msgs(&[("search-2026-0001", "ok"), ("c2", ""), ("c3", prose)]),
+        "exposed": false, "tool_artifacts": []});
+    check(
+        &case,
+        observed,
+        DEFAULT,
+        &[C3],
+        &["the prose of call c3 contains \"2026-0001\", found only in the data of call c2"],
+    );
+}
+
+/// A number no double holds with something else in its place is RT-TOOL-6
+/// only when nothing else differs: an array one element shorter or longer,
+/// or an object with a key more, is another payload, not that one with a
+/// number replaced.
+#[test]
+fn a_number_replaced_is_told_from_a_payload_of_another_shape() {
+    use rt_tool_3::judge::unencodable_replaced;
+    let huge: Value = serde_json::from_str("1e400").expect("a number");
+    let replaced = |expected: Value, observed: Value| unencodable_replaced(&expected, &observed);
+    assert_eq!(
+        replaced(json!([huge, 1]), json!([null, 1])).as_deref(),
+        Some("/0")
+    );
+    assert_eq!(replaced(json!([huge, 1]), json!([null])), None);
+    assert_eq!(replaced(json!([huge]), json!([null, 1])), None);
+    assert_eq!(
+        replaced(json!({"n": huge, "m": 1}), json!({"n": null, "m": 1})).as_deref(),
+        Some("/n")
+    );
+    assert_eq!(
+        replaced(json!({"n": huge}), json!({"n": null, "m": 1})),
+        None
+    );
+    assert_eq!(
+        replaced(json!({"n": huge, "m": 1}), json!({"n": null})),
+        None
+    );
+}

@@ -14,8 +14,10 @@
 //! - peak memory of `verdict` on the large case, against the input's size
 //!   (target ≤ 4×);
 //! - hostile outcomes: `check`'s work in process (the case and the outcome
-//!   parsed, then judged) on outcomes built to stall a quadratic judge,
-//!   against a bare serde_json parse of the same two files (target ≤ 3×);
+//!   parsed, then judged) on outcomes built to stall a quadratic judge or
+//!   swell its memory, against a bare serde_json parse of the same two
+//!   files (target ≤ 3×), and the `check` command's peak memory against
+//!   the two files' bytes (target ≤ 3× + 50 MB);
 //! - the oracle's own CPU per case (`cpu`): `diff` run in this process
 //!   against `serve`, this process's CPU time (all its threads, not its
 //!   children) against `serve`'s, the child's, for the very same requests
@@ -38,8 +40,11 @@
 //!
 //! `cargo bench -- NAME` runs only the benchmarks named `large`, `small`,
 //! `harness`, `cpu`, `jobs`, `memory`, `compare`, `hostile-reversed`, `hostile-repeated`,
-//! `hostile-reversed-10x`, `hostile-repeated-10x`, `hostile-foreign` or
-//! `hostile-near` that contain NAME (`hostile` runs the last six).
+//! `hostile-reversed-10x`, `hostile-repeated-10x`, `hostile-foreign`,
+//! `hostile-near`, and `hostile-long-data`, `hostile-long-payload`,
+//! `hostile-long-other`, `hostile-shared`, `hostile-calls`, `hostile-keys`,
+//! `hostile-nesting`, each also at half size (`-half`), that contain NAME
+//! (`hostile` runs every hostile one).
 //!
 //! Ratios, not absolute times, are the result: they hold across machines.
 //! Each side of a ratio is the median of several runs, the two sides taken
@@ -172,7 +177,7 @@ fn main() {
     if wanted("main-job") {
         main_job();
     }
-    hostile(&wanted);
+    hostile(&dir, &wanted);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -484,7 +489,7 @@ fn harness(dir: &Path) {
 
 /// `check` in process on outcomes built to stall a quadratic judge, each
 /// against a serde_json parse of the same case and outcome bytes.
-fn hostile(wanted: &dyn Fn(&str) -> bool) {
+fn hostile(dir: &Path, wanted: &dyn Fn(&str) -> bool) {
     use rt_tool_3::judge::{self, Options};
     let landed = |a: &Value, id: &str| json!({"type": a["type"], "payload": a["payload"], "tool_call_id": id});
     let one_call = |artifacts: &[Value], data: Value| {
@@ -557,6 +562,84 @@ fn hostile(wanted: &dyn Fn(&str) -> bool) {
             .collect();
         (case, outcome)
     };
+    // `n` bytes of a phrase repeated: a long string as a tool returns one,
+    // whose windows the leak scan meets at every repeat.
+    let text = |n: usize| "lorem ipsum dolor ".repeat(n / 18 + 1)[..n].to_string();
+    let with_prose = |case: Value, content: &str| {
+        let mut outcome = outcome_of(&case);
+        outcome["messages"][0]["content"] = json!(content);
+        (case, outcome)
+    };
+    // (5) One string of n bytes as a call's data, and as its prose.
+    let long_data = |n: usize| {
+        let s = text(n);
+        with_prose(one_call(&[], json!(s)), &s)
+    };
+    // (6) One string of n bytes in an artifact's payload.
+    let long_payload = |n: usize| {
+        let artifact = json!({"type": "text", "payload": {"text": text(n)}});
+        let case = one_call(&[artifact], json!("ok"));
+        let outcome = outcome_of(&case);
+        (case, outcome)
+    };
+    // (7) One string of n bytes in another call's data, quoted in the
+    // first call's prose: a leak.
+    let long_other = |n: usize| {
+        let s = text(n);
+        let case = json!({"calls": [
+            {"tool_call_id": "c0", "result": {"success": true, "data": "ok"}},
+            {"tool_call_id": "c1", "result": {"success": true, "data": s}}]});
+        with_prose(case, &format!("said: {s}"))
+    };
+    // (8) n/1000 artifact strings of 1,000 bytes of the phrase and a number
+    // of their own, and a prose of n bytes of the phrase: every window met
+    // at every repeat, every candidate agreeing for 1,000 bytes.
+    let shared = |n: usize| {
+        let artifacts: Vec<Value> = (0..n / 1000)
+            .map(|i| json!({"type": "note", "payload": {"s": format!("{}#{i}", text(1000))}}))
+            .collect();
+        with_prose(one_call(&artifacts, json!("ok")), &text(n))
+    };
+    // (9) n calls, each with its data and an artifact; the first call's
+    // prose quotes the last call's artifact.
+    let many_calls = |n: usize| {
+        let calls: Vec<Value> = (0..n)
+            .map(|i| {
+                json!({"tool_call_id": format!("call-{i}"), "result": {"success": true,
+                    "data": format!("the data of call {i:07}"),
+                    "artifacts": [{"type": "note", "payload": {"text": format!("secret of call {i:07}")}}]}})
+            })
+            .collect();
+        let content = format!("the data of call 0000000 and secret of call {:07}", n - 1);
+        with_prose(json!({ "calls": calls }), &content)
+    };
+    // (10) One object of n keys as data and as a payload.
+    let many_keys = |n: usize| {
+        let data: serde_json::Map<String, Value> = (0..n)
+            .map(|i| {
+                (
+                    format!("key {i}"),
+                    json!(format!("the value of key {i:08}")),
+                )
+            })
+            .collect();
+        let artifact = json!({"type": "note", "payload": data});
+        let case = one_call(&[artifact], Value::Object(data));
+        let outcome = outcome_of(&case);
+        (case, outcome)
+    };
+    // (11) data and a payload nested `depth` deep (the bound is 512 for a
+    // whole document), a string of 10,000 bytes at each level.
+    let nested = |depth: usize| {
+        let mut data = json!("the string at the bottom");
+        for i in 0..depth {
+            data = json!([data, format!("{i:05}{}", text(10_000))]);
+        }
+        let artifact = json!({"type": "tree", "payload": {"tree": data}});
+        let case = one_call(&[artifact], data);
+        let outcome = outcome_of(&case);
+        (case, outcome)
+    };
     type Build<'b> = Box<dyn Fn() -> (Value, Value) + 'b>;
     let shapes: Vec<(&str, &str, Build<'_>, usize)> = vec![
         (
@@ -595,6 +678,90 @@ fn hostile(wanted: &dyn Fn(&str) -> bool) {
             Box::new(move || near(10_000)),
             5,
         ),
+        (
+            "hostile-long-data-half",
+            "(5) at ½: one 16 MB string as data and as prose",
+            Box::new(move || long_data(16_000_000)),
+            3,
+        ),
+        (
+            "hostile-long-data",
+            "(5) one 32 MB string as data and as prose",
+            Box::new(move || long_data(32_000_000)),
+            3,
+        ),
+        (
+            "hostile-long-payload-half",
+            "(6) at ½: one 16 MB string in a payload",
+            Box::new(move || long_payload(16_000_000)),
+            3,
+        ),
+        (
+            "hostile-long-payload",
+            "(6) one 32 MB string in a payload",
+            Box::new(move || long_payload(32_000_000)),
+            3,
+        ),
+        (
+            "hostile-long-other-half",
+            "(7) at ½: one 16 MB string in another call's data, quoted in the prose",
+            Box::new(move || long_other(16_000_000)),
+            3,
+        ),
+        (
+            "hostile-long-other",
+            "(7) one 32 MB string in another call's data, quoted in the prose",
+            Box::new(move || long_other(32_000_000)),
+            3,
+        ),
+        (
+            "hostile-shared-half",
+            "(8) at ½: 8,000 candidates sharing 1,000 bytes with an 8 MB repeating prose",
+            Box::new(move || shared(8_000_000)),
+            3,
+        ),
+        (
+            "hostile-shared",
+            "(8) 16,000 candidates sharing 1,000 bytes with a 16 MB repeating prose",
+            Box::new(move || shared(16_000_000)),
+            3,
+        ),
+        (
+            "hostile-calls-half",
+            "(9) at ½: 100,000 calls",
+            Box::new(move || many_calls(100_000)),
+            3,
+        ),
+        (
+            "hostile-calls",
+            "(9) 200,000 calls",
+            Box::new(move || many_calls(200_000)),
+            3,
+        ),
+        (
+            "hostile-keys-half",
+            "(10) at ½: 500,000 keys in one object",
+            Box::new(move || many_keys(500_000)),
+            3,
+        ),
+        (
+            "hostile-keys",
+            "(10) 1,000,000 keys in one object",
+            Box::new(move || many_keys(1_000_000)),
+            3,
+        ),
+        (
+            "hostile-nesting-half",
+            "(11) at ½: nested 250 deep, 10 kB a level",
+            Box::new(move || nested(250)),
+            3,
+        ),
+        (
+            "hostile-nesting",
+            "(11) nested 500 deep, 10 kB a level",
+            Box::new(move || nested(500)),
+            3,
+        ),
     ];
     for (name, label, build, runs) in shapes {
         if !wanted(name) {
@@ -622,8 +789,15 @@ fn hostile(wanted: &dyn Fn(&str) -> bool) {
             },
             || {
                 timed(|| {
-                    let case: Value = serde_json::from_slice(&case).expect("parses");
-                    let outcome: Value = serde_json::from_slice(&outcome).expect("parses");
+                    // As deep as the oracle reads (wire::MAX_DEPTH), past
+                    // serde_json's default 128.
+                    let parse = |bytes: &[u8]| -> Value {
+                        use serde::Deserialize;
+                        let mut de = serde_json::Deserializer::from_slice(bytes);
+                        de.disable_recursion_limit();
+                        Value::deserialize(&mut de).expect("parses")
+                    };
+                    let (case, outcome) = (parse(&case), parse(&outcome));
                     assert!(case.is_object() && outcome.is_object());
                 })
             },
@@ -633,6 +807,32 @@ fn hostile(wanted: &dyn Fn(&str) -> bool) {
             ours,
             parse,
             Some(3.0),
+        );
+        // The `check` command's peak memory against its two inputs' bytes.
+        let (case_file, outcome_file) = (
+            dir.join("hostile-case.json"),
+            dir.join("hostile-outcome.json"),
+        );
+        std::fs::write(&case_file, &case).expect("write");
+        std::fs::write(&outcome_file, &outcome).expect("write");
+        let inputs = (case.len() + outcome.len()) as f64;
+        drop((case, outcome));
+        let args = [
+            "check",
+            case_file.to_str().expect("utf-8"),
+            outcome_file.to_str().expect("utf-8"),
+        ];
+        let (peak, status) = peak_rss_kb(BIN, &args);
+        assert!(matches!(status.code(), Some(0 | 1)), "check ran: {status}");
+        let peak = peak as f64 * 1024.0;
+        let bound = 3.0 * inputs + 50e6;
+        println!(
+            "hostile {label}: peak memory of `check` {:.1} MB for {:.1} MB in = {:.2}× (target ≤ 3× + 50 MB = {:.1} MB: {})",
+            peak / 1e6,
+            inputs / 1e6,
+            peak / inputs,
+            bound / 1e6,
+            if peak <= bound { "met" } else { "NOT MET" }
         );
     }
 }

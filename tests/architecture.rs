@@ -115,3 +115,185 @@ fn no_module_of_src_imports_in_a_circle() {
         );
     }
 }
+
+/// The repository's guides as a reader meets them: each Markdown file's
+/// headings, its links with the line they are on, and the text of its code
+/// blocks with the line each starts on.
+struct Doc {
+    headings: Vec<(usize, String)>,
+    links: Vec<(usize, String)>,
+    code: Vec<(usize, String)>,
+    lines: usize,
+}
+
+fn doc(path: &str) -> Doc {
+    use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+    let full = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    let text = std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let line_of = |at: usize| text[..at].matches('\n').count() + 1;
+    let mut doc = Doc {
+        headings: Vec::new(),
+        links: Vec::new(),
+        code: Vec::new(),
+        lines: text.lines().count(),
+    };
+    let mut open: Option<(usize, String)> = None;
+    for (event, range) in Parser::new_ext(&text, Options::ENABLE_TABLES).into_offset_iter() {
+        match event {
+            Event::Start(Tag::Heading { .. }) | Event::Start(Tag::CodeBlock(_)) => {
+                open = Some((line_of(range.start), String::new()));
+            }
+            Event::Text(t) | Event::Code(t) => {
+                if let Some((_, s)) = open.as_mut() {
+                    s.push_str(&t);
+                }
+            }
+            Event::End(TagEnd::Heading(_)) => doc.headings.extend(open.take()),
+            Event::End(TagEnd::CodeBlock) => doc.code.extend(open.take()),
+            Event::Start(Tag::Link { dest_url, .. }) => {
+                doc.links
+                    .push((line_of(range.start), dest_url.into_string()));
+            }
+            _ => {}
+        }
+    }
+    doc
+}
+
+/// GitHub's anchor for a heading: lower case, punctuation dropped, spaces
+/// as hyphens.
+fn anchor(heading: &str) -> String {
+    heading
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// README.md is the user's guide, not the lab notebook: at most 400 lines,
+/// and a newcomer finds in its first 150 the two commands, the protocol's
+/// heading and a link to every adapter template in `tests/adapter/` and
+/// `tests/adapters/` (found on disk, so a new template must be linked).
+#[test]
+fn the_readme_is_a_short_guide_with_what_a_newcomer_needs_first() {
+    const MOST: usize = 400;
+    const FIRST: usize = 150;
+    let readme = doc("README.md");
+    assert!(
+        readme.lines <= MOST,
+        "README.md has {} lines, over {MOST}: move what a user does not need beside what it describes",
+        readme.lines
+    );
+    let commands = readme
+        .code
+        .iter()
+        .filter(|(line, _)| *line <= FIRST)
+        .flat_map(|(_, code)| code.lines().map(str::trim))
+        .map(|l| l.split('#').next().unwrap_or("").trim().to_owned())
+        .collect::<Vec<_>>();
+    for command in ["cargo run --release -- diff", "cargo test"] {
+        assert!(
+            commands.iter().any(|c| c == command),
+            "no `{command}` in a code block of README.md's first {FIRST} lines: {commands:?}"
+        );
+    }
+    assert!(
+        readme
+            .headings
+            .iter()
+            .any(|(line, h)| *line <= FIRST && h == "The protocol"),
+        "no heading `The protocol` in README.md's first {FIRST} lines: {:?}",
+        readme.headings
+    );
+    // The names in a directory of the repository, none when it is not one.
+    let names = |dir: &str| -> Vec<String> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+        std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .map(|entry| {
+                entry
+                    .expect("an entry")
+                    .file_name()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect()
+    };
+    let mut templates: Vec<String> = names("tests/adapter")
+        .into_iter()
+        .filter(|name| name.ends_with(".py"))
+        .map(|name| format!("tests/adapter/{name}"))
+        .collect();
+    for stack in names("tests/adapters") {
+        let dir = format!("tests/adapters/{stack}");
+        for name in names(&dir)
+            .into_iter()
+            .filter(|n| n.starts_with("adapter."))
+        {
+            templates.push(format!("{dir}/{name}"));
+        }
+    }
+    assert!(
+        templates.len() >= 7,
+        "the templates are found: {templates:?}"
+    );
+    for template in &templates {
+        assert!(
+            readme
+                .links
+                .iter()
+                .any(|(line, to)| *line <= FIRST && to == template),
+            "README.md's first {FIRST} lines do not link the adapter template {template}"
+        );
+    }
+}
+
+/// Every relative link of the guides and notebooks reaches a file that
+/// exists, and every link to a heading of README.md reaches one: the lab
+/// notebook moved out of the README is still found from it.
+#[test]
+fn the_guides_link_to_what_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = doc("README.md");
+    let anchors: BTreeSet<String> = readme.headings.iter().map(|(_, h)| anchor(h)).collect();
+    let files = [
+        "README.md",
+        "ARCHITECTURE.md",
+        "CAMPAIGNS.md",
+        "tests/CATALOGUE.md",
+        "tests/CENSUS.md",
+        "tests/adapters/FINDINGS.md",
+        "tests/bench/RECORD.md",
+        "tests/fuzz/README.md",
+        ".ci/MUTANTS.md",
+    ];
+    let mut checked = 0;
+    for file in files {
+        let dir = Path::new(file).parent().expect("a directory");
+        for (line, to) in doc(file).links {
+            if to.contains("://") || to.starts_with("mailto:") {
+                continue;
+            }
+            let (path, fragment) = to.split_once('#').unwrap_or((&to, ""));
+            let target = if path.is_empty() {
+                Path::new(file).to_path_buf()
+            } else {
+                dir.join(path)
+            };
+            assert!(
+                root.join(&target).exists(),
+                "{file}:{line} links {to}, which is not there"
+            );
+            if !fragment.is_empty() && root.join(&target) == root.join("README.md") {
+                assert!(
+                    anchors.contains(fragment),
+                    "{file}:{line} links {to}, a heading README.md does not have: {anchors:?}"
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 30, "the links are read: {checked}");
+}

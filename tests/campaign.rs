@@ -125,19 +125,19 @@ fn eight_shards_merged_are_the_unsharded_run() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-/// The README's GitHub Actions matrix, its `run:` steps taken from the
-/// README as written and run in bash as Actions runs them (`-eo
+/// CAMPAIGNS.md's GitHub Actions matrix, its `run:` steps taken from
+/// CAMPAIGNS.md as written and run in bash as Actions runs them (`-eo
 /// pipefail`): eight shards against `serve` with a seeded leak, each step
 /// passing although its shard diverged, then the merge, which ends on the
 /// divergence with a standing and the saved vectors.
 #[test]
-fn the_readme_matrix_runs_as_written() {
-    let readme = include_str!("../README.md");
-    let block = readme
+fn the_campaign_matrix_runs_as_written() {
+    let doc = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/CAMPAIGNS.md"));
+    let block = doc
         .split("```yaml\n")
         .find(|b| b.starts_with("name: RT-TOOL-3 campaign"))
         .and_then(|b| b.split("```").next())
-        .expect("the README's campaign matrix");
+        .expect("CAMPAIGNS.md's campaign matrix");
     // A step's `run:`, inline or as the `|` block under it.
     let run_of = |after: &str| -> String {
         let lines: Vec<&str> = block.lines().collect();

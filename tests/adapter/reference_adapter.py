@@ -68,7 +68,10 @@ def main():
                 reply = {"seq": req["seq"], "outcome": run(req["case"])}
             except Exception as e:  # never crash: say why instead
                 reply = {"seq": req["seq"], "errored": True, "message": repr(e)}
-        else:
+        elif "seq" in req:  # a command of a later protocol: one reply, errored
+            reply = {"seq": req["seq"], "errored": True, "message": f"unknown cmd {req.get('cmd')!r}"}
+        else:  # no seq, so no reply is owed: a line on stdout would be a fault
+            print(f"unknown cmd {req.get('cmd')!r}, no seq: ignored", file=sys.stderr)
             continue
         print(enc(reply), flush=True)
 

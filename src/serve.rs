@@ -373,18 +373,31 @@ fn announced(settings: &Settings) -> String {
 }
 
 /// Serves the protocol on `input` and `output` until `stop` or end of input.
-pub fn serve(input: impl BufRead, mut output: impl Write, settings: Settings) -> io::Result<()> {
+///
+/// A request line and a reply are read into and written from buffers kept
+/// across requests: a request of a case over RT-TOOL-6's floors is a
+/// megabyte or more, and a fresh buffer for each one cost as much again in
+/// pages the kernel zeroes.
+pub fn serve(
+    mut input: impl BufRead,
+    mut output: impl Write,
+    settings: Settings,
+) -> io::Result<()> {
     let fault = settings.fault;
     let mut runs = 0u64;
     // The last explicit exposure, for [`Fault::StickyExposure`].
     let mut remembered = false;
     let mut memory = space::Memory::default();
-    for line in input.lines() {
-        let line = line?;
-        if line.trim().is_empty() {
+    let (mut line, mut text) = (Vec::new(), Vec::new());
+    loop {
+        line.clear();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        if blank(&line) {
             continue;
         }
-        let request: Value = match wire::parse(line.as_bytes()) {
+        let request = match Request::read(&line)? {
             Ok(request) => request,
             Err(e) => {
                 writeln!(
@@ -396,17 +409,18 @@ pub fn serve(input: impl BufRead, mut output: impl Write, settings: Settings) ->
                 continue;
             }
         };
-        let reply = match request.get("cmd").and_then(Value::as_str) {
+        let reply: Reply = match request.cmd.as_deref() {
             Some("start") if fault == Some(Fault::NoStart) => continue,
             Some("start") => json!({"ready": true, "version": crate::harness::PROTOCOL_VERSION,
                 "implementation": {"name": announced(&settings), "language": "rust",
                     "version": env!("CARGO_PKG_VERSION"), "fault": fault.map(|f| format!("{f:?}")),
-                    "variant": settings.variant.map(|v| format!("{v:?}"))}}),
+                    "variant": settings.variant.map(|v| format!("{v:?}"))}})
+            .into(),
             Some("stop") => return Ok(()),
             Some("run") => {
                 runs += 1;
                 std::thread::sleep(settings.delay);
-                let seq = request.get("seq").cloned().unwrap_or(Value::Null);
+                let seq = request.seq;
                 let strike = if settings.strike == 0 {
                     STRIKE
                 } else {
@@ -420,15 +434,16 @@ pub fn serve(input: impl BufRead, mut output: impl Write, settings: Settings) ->
                 } else {
                     seq
                 };
-                match request
-                    .get("case")
-                    .map(|c| wire::parse::<Case>(c.to_string().as_bytes()))
-                {
+                match request.case {
                     Some(Ok(case))
                         if fault == Some(Fault::ErrorOverFloors)
                             && !model::floor_reasons(&case, &model::encoded_len).is_empty() =>
                     {
                         json!({"seq": seq, "errored": true, "message": "the run is over its artifact bounds"})
+                        .into()
+                    }
+                    Some(Ok(case)) if fault.is_none() && settings.variant.is_none() => {
+                        Reply::Outcome(seq, model::outcome(&case))
                     }
                     Some(Ok(case)) => {
                         let mut outcome = match fault {
@@ -448,34 +463,178 @@ pub fn serve(input: impl BufRead, mut output: impl Write, settings: Settings) ->
                         if let Some(variant) = settings.variant {
                             vary(&case, variant, &mut outcome);
                         }
-                        json!({"seq": seq, "outcome": outcome})
+                        json!({"seq": seq, "outcome": outcome}).into()
                     }
-                    Some(Err(e)) => json!({"seq": seq, "errored": true, "message": e.to_string()}),
-                    None => json!({"seq": seq, "errored": true, "message": "no case"}),
+                    Some(Err(e)) => {
+                        json!({"seq": seq, "errored": true, "message": e.to_string()}).into()
+                    }
+                    None => json!({"seq": seq, "errored": true, "message": "no case"}).into(),
                 }
             }
-            _ => json!({"errored": true, "message": "unknown command"}),
+            _ => json!({"errored": true, "message": "unknown command"}).into(),
         };
-        let mut text = match settings.variant {
-            Some(Variant::EscapeNonAscii) => escaped(&reply.to_string(), |c| !c.is_ascii()),
-            Some(Variant::EscapeAll) => escaped(&reply.to_string(), |_| true),
-            Some(Variant::ChattyStderr) => {
-                eprintln!("rt-tool-3 serve: answered request {runs}");
-                reply.to_string()
+        text.clear();
+        match (settings.variant, reply) {
+            (Some(Variant::EscapeNonAscii), reply) => text.extend_from_slice(
+                escaped(&reply.into_value().to_string(), |c| !c.is_ascii()).as_bytes(),
+            ),
+            (Some(Variant::EscapeAll), reply) => text
+                .extend_from_slice(escaped(&reply.into_value().to_string(), |_| true).as_bytes()),
+            (_, reply) if fault == Some(Fault::SplitSurrogate) => {
+                text.extend_from_slice(split_surrogates(&reply.into_value()).as_bytes());
             }
-            _ => reply.to_string(),
-        };
-        if fault == Some(Fault::SplitSurrogate) {
-            text = split_surrogates(&reply);
+            (variant, reply) => {
+                if variant == Some(Variant::ChattyStderr) {
+                    eprintln!("rt-tool-3 serve: answered request {runs}");
+                }
+                reply.write(&mut text);
+            }
         }
-        text.push('\n');
+        text.push(b'\n');
         if fault == Some(Fault::ExtraLines) {
             text = text.repeat(2);
         }
-        output.write_all(text.as_bytes())?;
+        output.write_all(&text)?;
         output.flush()?;
     }
     Ok(())
+}
+
+/// Whether a request line holds nothing but whitespace (it is passed
+/// over). A request starts with `{`, which settles it at once; any other
+/// line is looked at as text.
+fn blank(line: &[u8]) -> bool {
+    match line.trim_ascii_start().first() {
+        None => true,
+        Some(b'{') => false,
+        Some(_) => std::str::from_utf8(line).is_ok_and(|s| s.trim().is_empty()),
+    }
+}
+
+/// A request, read: its `cmd` if that is a string, its `seq` (`null` if
+/// it has none) and its `case`, if it has one, parsed or refused.
+struct Request {
+    cmd: Option<String>,
+    seq: Value,
+    case: Option<Result<Case, wire::Refusal>>,
+}
+
+impl Request {
+    /// Reads a request line: `Ok(Err(_))` if it is not JSON, an error if
+    /// it is not UTF-8 (serving ends, as it always has).
+    ///
+    /// A request of `diff`'s own shape (an object of `cmd`, `seq` and
+    /// `case`, each once, and a case [`Case::from_json`] takes) is read in
+    /// one pass, the case straight from the line. Any other line is read
+    /// the long way, as a JSON value whose `case` is written out and parsed
+    /// again, so that whatever that way answers (a repeated field inside
+    /// the case taken at its last value, where the error in a refused case
+    /// is) stays as it was; the one pass only gives the same request
+    /// sooner. It is taken only when every byte of the line was read
+    /// (every string decoded, so checked as UTF-8) and nothing is nested
+    /// deeper than [`wire::MAX_DEPTH`].
+    fn read(line: &[u8]) -> io::Result<Result<Request, wire::Refusal>> {
+        if let Some(request) = Self::read_direct(line) {
+            return Ok(Ok(request));
+        }
+        let Ok(line) = std::str::from_utf8(line) else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "stream did not contain valid UTF-8",
+            ));
+        };
+        Ok(
+            wire::parse::<Value>(line.as_bytes()).map(|request| Request {
+                cmd: request
+                    .get("cmd")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                seq: request.get("seq").cloned().unwrap_or(Value::Null),
+                case: request
+                    .get("case")
+                    .map(|c| wire::parse::<Case>(c.to_string().as_bytes())),
+            }),
+        )
+    }
+
+    /// The one pass of [`Request::read`]: `None` unless the line is of
+    /// `diff`'s own shape.
+    fn read_direct(line: &[u8]) -> Option<Request> {
+        use serde::de::{Deserializer, MapAccess, Visitor};
+        struct Fields;
+        impl<'de> Visitor<'de> for Fields {
+            type Value = (Option<Value>, Option<Value>, Option<Case>);
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a request of cmd, seq and case")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let (mut cmd, mut seq, mut case) = (None, None, None);
+                while let Some(key) = map.next_key::<String>()? {
+                    let repeated = match key.as_str() {
+                        "cmd" => cmd.replace(map.next_value::<Value>()?).is_some(),
+                        "seq" => seq.replace(map.next_value::<Value>()?).is_some(),
+                        "case" => case.replace(map.next_value::<Case>()?).is_some(),
+                        _ => true,
+                    };
+                    if repeated {
+                        return Err(serde::de::Error::custom("not of diff's shape"));
+                    }
+                }
+                Ok((cmd, seq, case))
+            }
+        }
+        if !wire::within_depth(line) {
+            return None;
+        }
+        let mut de = serde_json::Deserializer::from_slice(line);
+        de.disable_recursion_limit();
+        let (cmd, seq, case) = de.deserialize_map(Fields).ok()?;
+        de.end().ok()?;
+        Some(Request {
+            cmd: cmd.as_ref().and_then(Value::as_str).map(str::to_owned),
+            seq: seq.unwrap_or(Value::Null),
+            case: case.map(Ok),
+        })
+    }
+}
+
+/// A reply: any JSON value, or the reference outcome of a request, kept as
+/// the model gives it and written straight as JSON (the bytes the value
+/// `{"seq": …, "outcome": …}` is written as), not copied into a value
+/// first: its payloads are most of the bytes `serve` writes.
+enum Reply {
+    Json(Value),
+    Outcome(Value, wire::Outcome),
+}
+
+impl From<Value> for Reply {
+    fn from(value: Value) -> Reply {
+        Reply::Json(value)
+    }
+}
+
+impl Reply {
+    /// The reply as one JSON value.
+    fn into_value(self) -> Value {
+        match self {
+            Reply::Json(value) => value,
+            Reply::Outcome(seq, outcome) => json!({"seq": seq, "outcome": outcome}),
+        }
+    }
+
+    /// Appends the reply to `out` as compact JSON.
+    fn write(&self, out: &mut Vec<u8>) {
+        match self {
+            Reply::Json(value) => wire::write_value(out, value),
+            Reply::Outcome(seq, outcome) => {
+                out.extend_from_slice(b"{\"seq\":");
+                wire::write_value(out, seq);
+                out.extend_from_slice(b",\"outcome\":");
+                outcome.write_json(out);
+                out.push(b'}');
+            }
+        }
+    }
 }
 
 /// The text of `reply` with each prose that holds a character outside the

@@ -305,11 +305,6 @@ pub struct Place {
 }
 
 impl Place {
-    /// Nowhere in particular: the finding is about the outcome as a whole.
-    pub fn whole() -> Place {
-        Place::default()
-    }
-
     /// Call `c`.
     pub fn call(c: usize) -> Place {
         Place {

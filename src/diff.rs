@@ -1365,7 +1365,7 @@ impl Sent {
             Zone::Lenient(why) if model::shape_reasons(&case).is_empty() => {
                 let violation = Violation::new(
                     judge::Code::ErroredOverFloors,
-                    judge::Place::whole(),
+                    judge::Place::default(),
                     format!(
                         "the implementation errored on a run over RT-TOOL-6's floors ({}): over a bound an artifact is dropped with a warning, and the run is not failed; it said: {message}",
                         why.join("; ")

@@ -514,11 +514,11 @@ impl<'a> Judge<'a> {
             }
             None if hidden => {
                 let msg = "the outcome has no tool_artifacts while the port is hidden (a runtime that strips hidden outputs, EXPO-14, from the result breaks RT-TOOL-3 ¶4; `diff` tells the two apart by running the case exposed too)".to_string();
-                return self.violation(Code::PortMissingWhileHidden, Place::whole(), msg);
+                return self.violation(Code::PortMissingWhileHidden, Place::default(), msg);
             }
             None => {
                 let msg = "the outcome has no tool_artifacts".to_string();
-                return self.violation(Code::PortMissing, Place::whole(), msg);
+                return self.violation(Code::PortMissing, Place::default(), msg);
             }
         };
         // What may land: in the strict zone (and over the floors alone)
@@ -579,7 +579,7 @@ impl<'a> Judge<'a> {
                 pool.kept_name(p),
                 pool.artifacts[p].tool_call_id
             );
-            let place = pool.place(p, Place::whole(), &self.call_of);
+            let place = pool.place(p, Place::default(), &self.call_of);
             self.warning(Code::UnencodableDropped, place, msg);
         }
         // Missing is what one outcome shows (¶1). Whether it is missing
@@ -599,7 +599,7 @@ impl<'a> Judge<'a> {
                 want.kind,
                 want.payload
             );
-            let place = pool.place(p, Place::whole(), &self.call_of);
+            let place = pool.place(p, Place::default(), &self.call_of);
             self.violation(code, place, msg);
         }
         if self.options.strict_order && !order.is_sorted() {
@@ -905,7 +905,7 @@ impl<'a> Judge<'a> {
             }
             None => {
                 let msg = "the outcome has no messages".to_string();
-                return self.violation(Code::MessagesMissing, Place::whole(), msg);
+                return self.violation(Code::MessagesMissing, Place::default(), msg);
             }
         };
         let calls = &self.case.calls;

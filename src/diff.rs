@@ -122,6 +122,11 @@ pub struct Warning {
     pub origin: String,
     /// Its position in the campaign's stream, as a divergence's.
     pub position: u64,
+    /// What kind of warning it is (`src/codes.md`).
+    pub code: judge::Code,
+    /// Where it is in the case's outcome.
+    #[serde(default)]
+    pub place: judge::Place,
     /// The warning, which names its call where it is about one.
     pub message: String,
 }
@@ -547,17 +552,15 @@ fn take_in_order(
         report.skipped += u64::from(examined.skipped);
         report.warnings += examined.warnings.len() as u64;
         let room = WARNED_MAX.saturating_sub(report.warned.len());
-        report.warned.extend(
-            examined
-                .warnings
-                .into_iter()
-                .take(room)
-                .map(|message| Warning {
-                    origin: origin.clone(),
-                    position,
-                    message,
-                }),
-        );
+        report
+            .warned
+            .extend(examined.warnings.into_iter().take(room).map(|w| Warning {
+                origin: origin.clone(),
+                position,
+                code: w.code,
+                place: w.place,
+                message: w.message,
+            }));
         report.tally.add(&tally);
         progress(report.cases);
         let signature = signature(&examined.vectors);
@@ -1009,7 +1012,7 @@ pub struct Examined {
     /// Whether the implementation skipped the case.
     pub skipped: bool,
     /// The warnings of the case and its marked sibling, each once.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<judge::Warning>,
     /// Whether the case is over RT-TOOL-6's floors, as its zone found.
     pub over_floors: bool,
 }
@@ -1261,10 +1264,10 @@ impl Sent {
         let judgements = [first, second];
         // The marked sibling mostly warns of what the case does: each once.
         let mut seen = std::collections::HashSet::new();
-        let warnings: Vec<String> = judgements
+        let warnings: Vec<judge::Warning> = judgements
             .iter()
             .flat_map(|j| &j.warnings)
-            .filter(|w| seen.insert(w.as_str()))
+            .filter(|w| seen.insert(w.message.as_str()))
             .cloned()
             .collect();
         // Which of the first two runs had the port exposed.
@@ -1288,7 +1291,11 @@ impl Sent {
         for run in [port_run, 1 - port_run] {
             for (i, v) in judgements[run].violations.iter().enumerate() {
                 let about_port = judgements[run].port.contains(&i);
-                let said = per_run[1 - run].contains(v);
+                // Said already: the same clause and sentence (the place,
+                // an entry's index, may differ between the runs).
+                let said = per_run[1 - run]
+                    .iter()
+                    .any(|w| w.clause == v.clause && w.message == v.message);
                 if (run == port_run || !about_port) && !said {
                     per_run[run].push(v.clone());
                 }
@@ -1356,13 +1363,14 @@ impl Sent {
                 observed,
             }),
             Zone::Lenient(why) if model::shape_reasons(&case).is_empty() => {
-                let violation = Violation {
-                    clause: Clause::Bounds,
-                    message: format!(
+                let violation = Violation::new(
+                    judge::Code::ErroredOverFloors,
+                    judge::Place::default(),
+                    format!(
                         "the implementation errored on a run over RT-TOOL-6's floors ({}): over a bound an artifact is dropped with a warning, and the run is not failed; it said: {message}",
                         why.join("; ")
                     ),
-                };
+                );
                 Some(vector(case, vec![violation], observed))
             }
             Zone::Lenient(_) => None,
@@ -1455,16 +1463,17 @@ fn delivery_differs(
             exposure(exposures[without])
         )
     });
-    Some(Violation {
-        clause: Clause::DeliveryRegardless,
-        message: format!(
+    Some(Violation::new(
+        judge::Code::DeliveryDependsOnExposure,
+        judge::Place::key("tool_artifacts"),
+        format!(
             "with exposed: {} the port carries {}, with exposed: {} it carries {}{which}: delivery must not depend on exposure",
             exposure(exposures[shown]),
             said(&runs[shown]),
             exposure(exposures[hidden]),
             said(&runs[hidden]),
         ),
-    })
+    ))
 }
 
 /// ¶3 by siblings: the canary sibling's prose against the marked
@@ -1491,26 +1500,28 @@ fn prose_siblings(
         };
         let before = before.get(i).copied().flatten();
         if let Some(seen) = seen {
-            found.push(Violation {
-                clause: Clause::ProseFromData,
-                message: format!(
+            found.push(Violation::new(
+                judge::Code::ProseCanary,
+                judge::Place::call(i),
+                format!(
                     "with its artifacts, decoys, other keys and error swapped for canaries, the prose of call {} contains the canary {seen}: prose comes from data alone",
                     call.tool_call_id
                 ),
-            });
+            ));
         } else if *zone == Zone::Strict
             && before != Some(*text)
             && before != Some(canary.with_old_ids(text).as_str())
         {
-            found.push(Violation {
-                clause: Clause::ProseFromData,
-                message: format!(
+            found.push(Violation::new(
+                judge::Code::ProseChanged,
+                judge::Place::call(i),
+                format!(
                     "the prose of call {} changed from {:?} to {:?} when only its call id, artifacts, result-level keys and error changed, not its data (prose kept by call id, or drawn from more than data)",
                     call.tool_call_id,
                     before.unwrap_or_default(),
                     text
                 ),
-            });
+            ));
         }
     }
     found
@@ -1631,13 +1642,18 @@ impl Marked {
                 .enumerate()
                 .find(|(j, m)| *j != i && m.is_some_and(|m| content.contains(m)));
             if let Some((j, _)) = foreign {
-                found.push(Violation {
-                    clause: Clause::ProseFromData,
-                    message: format!(
+                let place = judge::Place {
+                    from: Some(format!("the data of call {}", calls[j].tool_call_id)),
+                    ..judge::Place::call(i)
+                };
+                found.push(Violation::new(
+                    judge::Code::ProseOfAnotherCall,
+                    place,
+                    format!(
                         "the prose of call {} carries the marker of call {}'s data: each call's prose comes from its own result's data",
                         calls[i].tool_call_id, calls[j].tool_call_id
                     ),
-                });
+                ));
             }
         }
         found

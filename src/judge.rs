@@ -26,6 +26,7 @@
 //! as what one outcome proves, ¶1, with a word on ¶4.
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use std::borrow::Cow;
 use std::cell::{Cell, OnceCell};
 use std::fmt;
 use std::hash::{BuildHasher, Hash, Hasher};
@@ -37,6 +38,8 @@ use aho_corasick::{Anchored, Span};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::code;
+pub use crate::code::{Code, Place};
 use crate::model::{self, Zone};
 use crate::wire::{self, kind, Call, Case, Message, Outcome, ToolArtifact};
 
@@ -167,30 +170,105 @@ impl fmt::Display for Clause {
 /// One broken clause, said so a person can act on it.
 ///
 /// As JSON: `{"clause": "RT-TOOL-3 ¶1", "cite": {"rule": "RT-TOOL-3",
-/// "paragraph": 1}, "message": "…"}`.
+/// "paragraph": 1}, "code": "extra-key", "place": {"entry": 0, "path":
+/// "/tool_artifacts/0/extra"}, "message": "…"}`. The code says what kind of
+/// finding it is ([`Code`], listed in `src/codes.md`), the place where.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct Violation {
-    /// The clause broken.
+    /// The clause broken: the code's own.
     pub clause: Clause,
+    /// What kind of finding it is.
+    pub code: Code,
+    /// Where it is.
+    #[serde(default)]
+    pub place: Place,
     /// What is wrong, naming the call and the artifact.
     pub message: String,
 }
 
+impl Violation {
+    /// A finding of kind `code` (a violation's) at `place`, citing the
+    /// code's clause.
+    pub fn new(code: Code, place: Place, message: String) -> Violation {
+        Violation {
+            clause: code.clause(),
+            code,
+            place,
+            message,
+        }
+    }
+}
+
+/// One broken clause, as `check --json` and `diff --json` write it: the
+/// clause, what kind of finding it is (`code`, listed in `src/codes.md`),
+/// where it is, and a sentence.
+#[derive(Serialize, schemars::JsonSchema)]
+#[schemars(rename = "Violation")]
+struct ViolationJson<'a> {
+    /// The clause broken, as the specification cites it.
+    clause: Clause,
+    /// The same citation, structured.
+    cite: Cite,
+    /// What kind of finding it is (`src/codes.md`).
+    code: Code,
+    /// Where it is.
+    place: &'a Place,
+    /// What is wrong, in a sentence that may be reworded at any time.
+    message: Cow<'a, str>,
+}
+
 impl Serialize for Violation {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut v = s.serialize_struct("Violation", 3)?;
-        v.serialize_field("clause", &self.clause)?;
-        v.serialize_field("cite", &self.clause.cite())?;
-        // A lone surrogate read from a reply, shown as its escape.
-        v.serialize_field("message", &wire::shown_lone(&self.message))?;
-        v.end()
+        ViolationJson {
+            clause: self.clause,
+            cite: self.clause.cite(),
+            code: self.code,
+            place: &self.place,
+            // A lone surrogate read from a reply, shown as its escape.
+            message: wire::shown_lone(&self.message),
+        }
+        .serialize(s)
+    }
+}
+
+impl schemars::JsonSchema for Violation {
+    fn schema_name() -> Cow<'static, str> {
+        ViolationJson::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        ViolationJson::json_schema(generator)
     }
 }
 
 impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.clause, wire::shown_lone(&self.message))
+        write!(
+            f,
+            "{} [{}]: {}",
+            self.clause,
+            self.code,
+            wire::shown_lone(&self.message)
+        )
+    }
+}
+
+/// A difference that is not a violation, said so a person can act on it:
+/// its kind ([`Code`], a warning's), where it is, and a sentence.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Warning {
+    /// What kind of finding it is (`src/codes.md`).
+    pub code: Code,
+    /// Where it is.
+    #[serde(default)]
+    pub place: Place,
+    /// What it is, in a sentence that may be reworded at any time.
+    pub message: String,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{}] {}", self.code, self.message)
     }
 }
 
@@ -263,7 +341,7 @@ pub struct Judgement {
     /// Differences that are not violations: numbers the implementation's
     /// language could not hold exactly, artifacts of one call in another
     /// order than the call returned them, messages out of call order.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// Which of `violations` are about the `tool_artifacts` port (`diff`
     /// judges the port on the run with the port exposed).
     #[serde(skip)]
@@ -328,9 +406,10 @@ pub fn judge_against(
     };
     for key in observed.keys() {
         if !["messages", "tool_artifacts", "exposed"].contains(&key.as_str()) {
-            j.warnings.push(format!(
+            let msg = format!(
                 "the outcome has a key `{key}` the contract does not define; it was ignored"
-            ));
+            );
+            j.warning(Code::UnknownOutcomeKey, Place::key(key), msg);
         }
     }
     let exposed = j.exposure(observed.get("exposed"), reference.exposed);
@@ -358,7 +437,7 @@ struct Judge<'a> {
     bounded: bool,
     options: Options,
     violations: Vec<Violation>,
-    warnings: Vec<String>,
+    warnings: Vec<Warning>,
     /// Each call's index by its id.
     call_of: HashMap<&'a str, usize>,
     /// Where artifacts could have come from, indexed when first needed.
@@ -381,29 +460,40 @@ enum Source<'v> {
 }
 
 impl<'a> Judge<'a> {
-    fn violation(&mut self, clause: Clause, message: String) {
-        self.violations.push(Violation { clause, message });
+    fn violation(&mut self, code: Code, place: Place, message: String) {
+        self.violations.push(Violation::new(code, place, message));
+    }
+
+    fn warning(&mut self, code: Code, place: Place, message: String) {
+        self.warnings.push(Warning {
+            code,
+            place,
+            message,
+        });
     }
 
     /// Clause 2: the observed exposure. Returns it when it is a boolean.
     fn exposure(&mut self, observed: Option<&Value>, expected: bool) -> Option<bool> {
-        let (clause, why) = match (self.case.exposed, observed) {
+        let (code, why) = match (self.case.exposed, observed) {
             (_, Some(Value::Bool(b))) if *b == expected => return Some(*b),
             (None, Some(Value::Bool(true))) => (
-                Clause::NotExposedByDefault,
+                Code::ExposedByDefault,
                 "the author made no choice, yet the port is exposed".to_string(),
             ),
             (Some(choice), Some(Value::Bool(b))) => (
-                Clause::NotExposedByDefault,
+                Code::ExposureOverridden,
                 format!("the author set exposed: {choice}, yet the outcome says exposed: {b}"),
             ),
             (_, Some(other)) => (
-                Clause::Protocol,
+                Code::ExposedNotBoolean,
                 format!("the outcome's `exposed` is {}, not a boolean", kind(other)),
             ),
-            (_, None) => (Clause::Protocol, "the outcome has no `exposed`".to_string()),
+            (_, None) => (
+                Code::ExposedMissing,
+                "the outcome has no `exposed`".to_string(),
+            ),
         };
-        self.violation(clause, why);
+        self.violation(code, Place::key("exposed"), why);
         observed.and_then(Value::as_bool)
     }
 
@@ -420,17 +510,15 @@ impl<'a> Judge<'a> {
             Some(Value::Array(entries)) => entries.as_slice(),
             Some(other) => {
                 let msg = format!("tool_artifacts is {}, not a list", kind(other));
-                return self.violation(Clause::Protocol, msg);
+                return self.violation(Code::PortNotList, Place::key("tool_artifacts"), msg);
             }
             None if hidden => {
                 let msg = "the outcome has no tool_artifacts while the port is hidden (a runtime that strips hidden outputs, EXPO-14, from the result breaks RT-TOOL-3 ¶4; `diff` tells the two apart by running the case exposed too)".to_string();
-                return self.violation(Clause::Protocol, msg);
+                return self.violation(Code::PortMissingWhileHidden, Place::default(), msg);
             }
             None => {
-                return self.violation(
-                    Clause::Protocol,
-                    "the outcome has no tool_artifacts".to_string(),
-                )
+                let msg = "the outcome has no tool_artifacts".to_string();
+                return self.violation(Code::PortMissing, Place::default(), msg);
             }
         };
         // What may land: in the strict zone (and over the floors alone)
@@ -459,9 +547,9 @@ impl<'a> Judge<'a> {
                 pool.used[p] = true;
                 order.push(p);
                 if eq == Eq::Lossy {
-                    self.warnings.push(format!(
-                        "tool_artifacts[{i}] (call {id}) matches its artifact only up to the precision of an IEEE double"
-                    ));
+                    let msg = format!("tool_artifacts[{i}] (call {id}) matches its artifact only up to the precision of an IEEE double");
+                    let place = pool.place(p, Place::entry(i, ""), &self.call_of);
+                    self.warning(Code::DoublePrecision, place, msg);
                 }
                 continue;
             }
@@ -486,19 +574,21 @@ impl<'a> Judge<'a> {
             .into_iter()
             .partition(|&p| !model::encodable(&pool.artifacts[p].payload));
         for p in unencodable {
-            self.warnings.push(format!(
+            let msg = format!(
                 "{} of call {} is missing; its payload holds a number no IEEE double can hold, which may not encode in the implementation's language, and RT-TOOL-6 drops such an artifact with a warning",
                 pool.kept_name(p),
                 pool.artifacts[p].tool_call_id
-            ));
+            );
+            let place = pool.place(p, Place::default(), &self.call_of);
+            self.warning(Code::UnencodableDropped, place, msg);
         }
         // Missing is what one outcome shows (¶1). Whether it is missing
         // because the port is hidden (¶4) takes a second run, which `diff`
         // makes; a person reading `check` is told where to look.
-        let while_hidden = if hidden && !self.options.siblings {
-            " (the port is hidden: a runtime that delivers it only while the port is shown breaks RT-TOOL-3 ¶4, which `diff` tells apart)"
+        let (code, while_hidden) = if hidden && !self.options.siblings {
+            (Code::MissingArtifactWhileHidden, " (the port is hidden: a runtime that delivers it only while the port is shown breaks RT-TOOL-3 ¶4, which `diff` tells apart)")
         } else {
-            ""
+            (Code::MissingArtifact, "")
         };
         for p in missing {
             let want = &pool.artifacts[p];
@@ -509,11 +599,13 @@ impl<'a> Judge<'a> {
                 want.kind,
                 want.payload
             );
-            self.violation(Clause::KeyByKey, msg);
+            let place = pool.place(p, Place::default(), &self.call_of);
+            self.violation(code, place, msg);
         }
         if self.options.strict_order && !order.is_sorted() {
             let msg = "tool_artifacts is not in the reference order (call order, then each result's order)";
-            self.violation(Clause::KeyByKey, msg.to_string());
+            let place = Place::key("tool_artifacts");
+            self.violation(Code::ArtifactsOutOfOrder, place, msg.to_string());
         }
     }
 
@@ -560,7 +652,7 @@ impl<'a> Judge<'a> {
             model::floors::ARTIFACTS,
             model::floors::RUN_BYTES,
         );
-        self.violation(Clause::Bounds, msg);
+        self.violation(Code::DroppedWithinBounds, Place::key("tool_artifacts"), msg);
     }
 
     /// A warning for each call whose artifacts arrived in another order
@@ -570,12 +662,13 @@ impl<'a> Judge<'a> {
         for &p in order {
             arrived.entry(&pool[p].tool_call_id).or_default().push(p);
         }
-        for call in &self.case.calls {
+        for (c, call) in self.case.calls.iter().enumerate() {
             let id = call.tool_call_id.as_str();
             if !arrived.get(id).is_none_or(|a| a.is_sorted()) {
-                self.warnings.push(format!(
+                let msg = format!(
                     "the artifacts of call {id} arrived in another order than the call returned them"
-                ));
+                );
+                self.warning(Code::CallOrder, Place::call(c), msg);
             }
         }
     }
@@ -588,20 +681,21 @@ impl<'a> Judge<'a> {
     ) -> Option<(&'v Value, &'v Value, &'v str)> {
         let Value::Object(fields) = entry else {
             let msg = format!("tool_artifacts[{i}] is {}, not an object", kind(entry));
-            self.violation(Clause::KeyByKey, msg);
+            self.violation(Code::EntryNotObject, Place::entry(i, ""), msg);
             return None;
         };
-        let extra: Vec<String> = fields
+        let extra: Vec<&String> = fields
             .keys()
             .filter(|k| !["type", "payload", "tool_call_id"].contains(&k.as_str()))
-            .map(|k| format!("{k:?}"))
             .collect();
-        if !extra.is_empty() {
+        if let Some(first) = extra.first() {
+            let shown: Vec<String> = extra.iter().map(|k| format!("{k:?}")).collect();
             let msg = format!(
                 "tool_artifacts[{i}] carries key(s) {} beyond type, payload and tool_call_id: a tool smuggled them through",
-                extra.join(", ")
+                shown.join(", ")
             );
-            self.violation(Clause::KeyByKey, msg);
+            let place = Place::entry(i, &format!("/{}", code::pointer_segment(first)));
+            self.violation(Code::ExtraKey, place, msg);
         }
         let keys = ["type", "payload", "tool_call_id"].map(|k| (k, fields.get(k)));
         let [(_, Some(kind_)), (_, Some(payload)), (_, Some(id))] = keys else {
@@ -610,7 +704,7 @@ impl<'a> Judge<'a> {
                 .filter_map(|(k, v)| v.is_none().then_some(k))
                 .collect();
             let msg = format!("tool_artifacts[{i}] lacks {}", missing.join(" and "));
-            self.violation(Clause::KeyByKey, msg);
+            self.violation(Code::MissingKey, Place::entry(i, ""), msg);
             return None;
         };
         let Value::String(id) = id else {
@@ -618,7 +712,7 @@ impl<'a> Judge<'a> {
                 "tool_artifacts[{i}].tool_call_id is {}, not a string",
                 kind(id)
             );
-            self.violation(Clause::KeyByKey, msg);
+            self.violation(Code::CallIdNotString, Place::entry(i, "/tool_call_id"), msg);
             return None;
         };
         Some((kind_, payload, id))
@@ -661,14 +755,18 @@ impl<'a> Judge<'a> {
                 if at.is_empty() { "its root" } else { &at },
                 shown(payload),
             );
-            return self.violation(Clause::Bounds, msg);
+            let place = pool.place(p, Place::entry(i, &format!("/payload{at}")), &self.call_of);
+            return self.violation(Code::UnencodableAltered, place, msg);
         }
-        let msg = match source {
+        let entry = Place::entry(i, "");
+        let (code, place, msg) = match source {
             _ if !self.call_of.contains_key(id) => {
                 if let Some((p, _)) = pool.unused(None, kind_, payload, hash) {
                     pool.used[p] = true;
                 }
-                format!("tool_artifacts[{i}] carries tool_call_id {id:?}, which is no call of this invocation")
+                let msg = format!("tool_artifacts[{i}] carries tool_call_id {id:?}, which is no call of this invocation");
+                let place = Place::entry(i, "/tool_call_id");
+                (Code::UnknownCallId, place, msg)
             }
             Source::Kept { call, index, entry } if calls[call].tool_call_id != id => {
                 let real = &calls[call].tool_call_id;
@@ -681,15 +779,28 @@ impl<'a> Judge<'a> {
                 } else {
                     ""
                 };
-                format!("artifact {index} of call {real} carries tool_call_id {id}{how}: the entry must carry its own call's id")
+                let msg = format!("artifact {index} of call {real} carries tool_call_id {id}{how}: the entry must carry its own call's id");
+                let place = Place {
+                    artifact: Some(index),
+                    ..Place::entry(i, "/tool_call_id")
+                };
+                (Code::WrongCallId, place.of_call(Some(call)), msg)
             }
             // The right call's artifact, but its place in the pool is taken.
             Source::Kept { call, index, .. } => {
-                format!("tool_artifacts[{i}] repeats artifact {index} of call {}: every artifact lands once", calls[call].tool_call_id)
+                let msg = format!("tool_artifacts[{i}] repeats artifact {index} of call {}: every artifact lands once", calls[call].tool_call_id);
+                let place = Place {
+                    artifact: Some(index),
+                    ..entry.of_call(Some(call))
+                };
+                (Code::RepeatedArtifact, place, msg)
             }
-            Source::Dropped { entry, why } => {
-                let msg = format!("tool_artifacts[{i}] is {entry}, which RT-TOOL-2 drops: {why}");
-                return self.violation(Clause::Filter, msg);
+            Source::Dropped {
+                entry: dropped,
+                why,
+            } => {
+                let msg = format!("tool_artifacts[{i}] is {dropped}, which RT-TOOL-2 drops: {why}");
+                (Code::DroppedEntryDelivered, entry, msg)
             }
             Source::Nowhere => match pool.unused_of_kind(id, kind_) {
                 Some(p) => {
@@ -705,20 +816,23 @@ impl<'a> Judge<'a> {
                         .map_or_else(String::new, |u| {
                             format!(" (the string there holds a lone surrogate \\u{u:04x}: it is not a Unicode string)")
                         });
-                    let at = if at.is_empty() {
-                        "its root".to_string()
-                    } else {
-                        at
-                    };
-                    format!(
-                        "tool_artifacts[{i}] (call {id}, type {}) has a payload that differs from the artifact's at {at}{cut}: payloads pass through unchanged",
+                    let shown_at = if at.is_empty() { "its root" } else { &at };
+                    let msg = format!(
+                        "tool_artifacts[{i}] (call {id}, type {}) has a payload that differs from the artifact's at {shown_at}{cut}: payloads pass through unchanged",
                         want.kind
-                    )
+                    );
+                    let place =
+                        pool.place(p, Place::entry(i, &format!("/payload{at}")), &self.call_of);
+                    (Code::PayloadAltered, place, msg)
                 }
-                None => format!("tool_artifacts[{i}] ({kind_} {payload}) was produced by no call"),
+                None => {
+                    let msg =
+                        format!("tool_artifacts[{i}] ({kind_} {payload}) was produced by no call");
+                    (Code::UnproducedArtifact, entry, msg)
+                }
             },
         };
-        self.violation(Clause::KeyByKey, msg);
+        self.violation(code, place, msg);
     }
 
     /// Finds where an artifact's `type` and `payload` came from: an entry
@@ -787,34 +901,43 @@ impl<'a> Judge<'a> {
             Some(Value::Array(m)) => m,
             Some(other) => {
                 let msg = format!("messages is {}, not a list", kind(other));
-                return self.violation(Clause::Protocol, msg);
+                return self.violation(Code::MessagesNotList, Place::key("messages"), msg);
             }
             None => {
-                return self.violation(Clause::Protocol, "the outcome has no messages".to_string())
+                let msg = "the outcome has no messages".to_string();
+                return self.violation(Code::MessagesMissing, Place::default(), msg);
             }
         };
         let calls = &self.case.calls;
         let mut contents: Vec<Option<&str>> = vec![None; calls.len()];
+        // Each answered call's message, by its index in `messages`.
+        let mut message_at = vec![0; calls.len()];
         let mut answered = vec![false; calls.len()];
         // The calls the messages answer, in the order they came.
         let mut answering = Vec::with_capacity(messages.len());
         for (i, message) in messages.iter().enumerate() {
             let Some(id) = message.get("tool_call_id").and_then(Value::as_str) else {
                 let msg = format!("messages[{i}] has no string tool_call_id");
-                self.violation(Clause::Protocol, msg);
+                self.violation(
+                    Code::MessageIdMissing,
+                    Place::message(i, "/tool_call_id"),
+                    msg,
+                );
                 continue;
             };
             let Some(&c) = self.call_of.get(id) else {
                 let msg = format!(
                     "messages[{i}] answers tool_call_id {id:?}, which is no call of this invocation"
                 );
-                self.violation(Clause::Protocol, msg);
+                let place = Place::message(i, "/tool_call_id");
+                self.violation(Code::MessageUnknownCall, place, msg);
                 continue;
             };
             if std::mem::replace(&mut answered[c], true) {
                 let msg =
                     format!("messages[{i}] is a second message for call {id}: each call gets one");
-                self.violation(Clause::Protocol, msg);
+                let place = Place::message(i, "").of_call(Some(c));
+                self.violation(Code::SecondMessage, place, msg);
                 continue;
             }
             answering.push(c);
@@ -826,43 +949,56 @@ impl<'a> Judge<'a> {
                         let msg = format!(
                             "the prose of call {id} holds a lone surrogate \\u{unit:04x}: it is not a Unicode string (a string cut between the halves of a surrogate pair, as slicing it by UTF-16 length does)"
                         );
-                        self.violation(Clause::Protocol, msg);
+                        let place = Place::message(i, "/content").of_call(Some(c));
+                        self.violation(Code::LoneSurrogate, place, msg);
                     }
                     contents[c] = Some(content);
+                    message_at[c] = i;
                 }
                 None => {
                     let msg = format!("messages[{i}] (call {id}) has no string content");
-                    self.violation(Clause::Protocol, msg);
+                    let place = Place::message(i, "/content").of_call(Some(c));
+                    self.violation(Code::ContentMissing, place, msg);
                 }
             }
         }
-        for (call, _) in calls.iter().zip(&answered).filter(|(_, a)| !**a) {
+        for (c, call) in calls.iter().enumerate().filter(|&(c, _)| !answered[c]) {
             let msg = format!(
                 "call {} has no message: each call gets one",
                 call.tool_call_id
             );
-            self.violation(Clause::Protocol, msg);
+            self.violation(Code::MessageMissing, Place::call(c), msg);
         }
         if !answering.is_sorted() {
-            self.warnings.push(
-                "messages are not in call order; each was matched to its call by tool_call_id"
-                    .to_string(),
+            let msg =
+                "messages are not in call order; each was matched to its call by tool_call_id";
+            self.warning(
+                Code::MessagesOutOfOrder,
+                Place::key("messages"),
+                msg.to_string(),
             );
         }
         let scan = (!self.options.siblings).then(|| LeakScan::new(self.case, self.options.prose));
         let mut allowed = vec![0; scan.as_ref().map_or(0, |s| s.strings.len())];
         for (c, (call, content)) in calls.iter().zip(contents).enumerate() {
             let Some(content) = content else { continue };
-            let leak = scan
+            let at = Place::message(message_at[c], "/content").of_call(Some(c));
+            let leaks = scan
                 .as_ref()
-                .and_then(|scan| scan.first_leak(c, content, &mut allowed));
-            if let Some((secret, whose)) = leak {
+                .map_or_else(Vec::new, |scan| scan.leaks(c, content, &mut allowed));
+            for &(secret, whose) in &leaks {
                 let msg = format!(
                     "the prose of call {} contains {secret:?}, found only in {whose}: a call's prose comes from its own data alone",
                     call.tool_call_id
                 );
-                self.violation(Clause::ProseFromData, msg);
-            } else if self.strict
+                let place = Place {
+                    from: Some(whose.to_owned()),
+                    ..at.clone()
+                };
+                self.violation(Code::ProseLeak, place, msg);
+            }
+            if leaks.is_empty()
+                && self.strict
                 && self.options.prose == ProseMode::Exact
                 && content != reference[c].content
             {
@@ -870,7 +1006,7 @@ impl<'a> Judge<'a> {
                     "the prose of call {} is {content:?}, not the reference rendering {:?}",
                     call.tool_call_id, reference[c].content
                 );
-                self.violation(Clause::ProseFromData, msg);
+                self.violation(Code::ProseNotReference, at, msg);
             }
         }
     }
@@ -1080,6 +1216,16 @@ impl<'p> Pool<'p> {
     fn kept_name(&self, p: usize) -> String {
         format!("artifact {}", self.kept[p])
     }
+
+    /// `place`, of artifact `p`: its call (by index) and its index among
+    /// the call's kept artifacts.
+    fn place(&self, p: usize, mut place: Place, call_of: &HashMap<&str, usize>) -> Place {
+        place.call = call_of
+            .get(self.artifacts[p].tool_call_id.as_str())
+            .copied();
+        place.artifact = Some(self.kept[p]);
+        place
+    }
 }
 
 /// The pool's index by type and payload, whatever the call, built in `slot`
@@ -1101,7 +1247,7 @@ fn by_artifact<'s>(
 /// One entry a call's result could be said to hold ([`candidate_entries`]).
 struct SourceEntry<'a> {
     call: usize,
-    place: Place,
+    place: Holder,
     at: usize,
     entry: &'a Value,
     /// Its index among the call's kept entries, if it is one.
@@ -1166,8 +1312,8 @@ impl<'a> Sources<'a> {
         }
         let id = &case.calls[call].tool_call_id;
         let name = match place {
-            Place::Artifacts => format!("entry {at} of call {id}'s artifacts"),
-            Place::Reserved => {
+            Holder::Artifacts => format!("entry {at} of call {id}'s artifacts"),
+            Holder::Reserved => {
                 format!("entry {at} under the reserved `artifacts` key of call {id}'s data")
             }
         };
@@ -1422,32 +1568,35 @@ impl<'c> LeakScan<'c> {
         }
     }
 
-    /// Call `i`'s first leak: the first candidate string in `content` not
-    /// marked with `i + 1` by [`LeakScan::mark_allowed`], and where it was
-    /// first met. What the call may draw on is read only when `content`
-    /// holds a string met outside the call's own `data`: a prose drawn from
-    /// that `data` alone, the usual one, has nothing to be excused, and is
-    /// the only text read, however large the `data`.
-    fn first_leak(
-        &self,
-        i: usize,
-        content: &str,
-        allowed: &mut [usize],
-    ) -> Option<(&'c str, &str)> {
+    /// Call `i`'s leaks: each candidate string in `content` not marked
+    /// with `i + 1` by [`LeakScan::mark_allowed`], once, in the order the
+    /// candidates were first met, with where it was first met. What the
+    /// call may draw on is read only when `content` holds a string met
+    /// outside the call's own `data`: a prose drawn from that `data` alone,
+    /// the usual one, has nothing to be excused, and is the only text read,
+    /// however large the `data`.
+    fn leaks(&self, i: usize, content: &str, allowed: &mut [usize]) -> Vec<(&'c str, &str)> {
         let mut text = Text::new(self);
         text.read(content.as_bytes());
-        let found: Vec<usize> = text
+        let mut found: Vec<usize> = text
             .found()
             .into_iter()
             .filter(|&s| self.own[s] != Some(i))
             .collect();
         if found.is_empty() {
-            return None;
+            return Vec::new();
         }
         self.mark_allowed(i, allowed);
-        let s = found.into_iter().filter(|&s| allowed[s] != i + 1).min()?;
-        let (string, place) = self.strings[s];
-        Some((string, &self.places[place]))
+        found.retain(|&s| allowed[s] != i + 1);
+        found.sort_unstable();
+        found.dedup();
+        found
+            .into_iter()
+            .map(|s| {
+                let (string, place) = self.strings[s];
+                (string, self.places[place].as_str())
+            })
+            .collect()
     }
 }
 
@@ -1738,7 +1887,7 @@ fn allowed_of(call: &Call, own_error: bool, allow: &mut impl FnMut(&Value)) {
 
 /// Where a result holds artifact entries.
 #[derive(Clone, Copy)]
-pub(crate) enum Place {
+pub(crate) enum Holder {
     /// Its `artifacts`.
     Artifacts,
     /// RT-TOOL-2's reserved key in its `data`.
@@ -1750,8 +1899,8 @@ pub(crate) enum Place {
 /// (lenient zone), the object itself, read as a single entry, and its
 /// values, read as a map of entries; and likewise under RT-TOOL-2's reserved
 /// key in an object `data` (lenient zone), which a runtime may lift.
-pub(crate) fn candidate_entries(result: &Value) -> Vec<(Place, usize, &Value)> {
-    fn of<'v>(place: Place, v: Option<&'v Value>, out: &mut Vec<(Place, usize, &'v Value)>) {
+pub(crate) fn candidate_entries(result: &Value) -> Vec<(Holder, usize, &Value)> {
+    fn of<'v>(place: Holder, v: Option<&'v Value>, out: &mut Vec<(Holder, usize, &'v Value)>) {
         match v {
             Some(Value::Array(a)) => out.extend(a.iter().enumerate().map(|(i, e)| (place, i, e))),
             Some(v @ Value::Object(o)) => out.extend(
@@ -1764,12 +1913,12 @@ pub(crate) fn candidate_entries(result: &Value) -> Vec<(Place, usize, &Value)> {
         }
     }
     let mut out = Vec::new();
-    of(Place::Artifacts, result.get("artifacts"), &mut out);
+    of(Holder::Artifacts, result.get("artifacts"), &mut out);
     let reserved = result
         .get("data")
         .filter(|d| d.is_object())
         .and_then(|d| d.get(model::RESERVED_KEY));
-    of(Place::Reserved, reserved, &mut out);
+    of(Holder::Reserved, reserved, &mut out);
     out
 }
 

@@ -61,6 +61,7 @@
 #![deny(missing_docs)]
 
 pub mod atomic;
+pub mod code;
 pub mod diff;
 pub mod escape;
 pub mod gen;

@@ -983,7 +983,10 @@ fn print_report(
     // first `WARNED_MAX`.
     const SHOWN: usize = 10;
     for w in report.warned.iter().take(SHOWN) {
-        text.push_str(&format!("warning: {}: {}\n", w.origin, w.message));
+        text.push_str(&format!(
+            "warning: {} [{}]: {}\n",
+            w.origin, w.code, w.message
+        ));
     }
     if report.warnings > SHOWN.min(report.warned.len()) as u64 {
         text.push_str(&format!(

@@ -10,7 +10,7 @@ use std::io::{self, BufRead, Write};
 
 use serde_json::{json, Value};
 
-use crate::judge::Clause;
+use crate::judge::{Clause, Code};
 use crate::model;
 use crate::wire::{self, Case};
 
@@ -292,6 +292,66 @@ impl Fault {
             SplitSurrogate => Some(Clause::Protocol),
             Crash | Hang | Garbage | WrongSeq | NoStart | PartialLine | HugeLine | StderrFlood
             | ExtraLines => None,
+        }
+    }
+}
+
+impl Fault {
+    /// The codes a clause fault's findings of its clause carry (each
+    /// on some case of the catalogue's run, none other): what kind of
+    /// finding each way of breaking the clause is. Empty for a fault of the
+    /// process.
+    pub fn codes(self) -> &'static [Code] {
+        use Fault::*;
+        match self {
+            SpoofId | PayloadId | ResultId | DataId | DeepId | CamelCaseId => {
+                &[Code::UnknownCallId, Code::WrongCallId]
+            }
+            // The entry's own keys, its `tool_call_id` among them whatever
+            // it holds, override the call's.
+            ExtraKeys => &[
+                Code::CallIdNotString,
+                Code::ExtraKey,
+                Code::MissingArtifact,
+                Code::UnknownCallId,
+                Code::WrongCallId,
+            ],
+            FirstCall | LastCallId | MemoByResult => &[Code::WrongCallId],
+            DropLast | DropEmptyPayload | DropUrlInData | DedupeAcrossCalls | CapPayload64k
+            | ErrorFlagDrops | DedupeAcrossRuns => &[Code::MissingArtifact],
+            // Another `type` (or the payload under another spelling): no
+            // call's artifact, and the call's own missing.
+            CaseInsensitiveKeys | LowercaseType => {
+                &[Code::MissingArtifact, Code::UnproducedArtifact]
+            }
+            // A trimmed `type` may be that of another artifact of the call.
+            TrimType => &[
+                Code::MissingArtifact,
+                Code::RepeatedArtifact,
+                Code::UnproducedArtifact,
+            ],
+            DropNullKeys | EmptyObjectAsArray | ParseJsonStrings | StripProtoKeys
+            | Int64AsString | SixDecimals | CapStrings => &[Code::PayloadAltered],
+            ParseArtifactsString | AttachmentsKey => &[Code::UnproducedArtifact],
+            ExposedByDefault | ExposeWithArtifacts | StickyExposure | ResultExposure => {
+                &[Code::ExposedByDefault]
+            }
+            AlwaysHidden => &[Code::ExposureOverridden],
+            LeakPayload | DecoyProse | ErrorInProse | FailedErrorProse | ReservedInProse
+            | StringifyResult | ResultMinusArtifacts | ArtifactsWhenEmpty | ResourceLinkProse
+            | MetaProse | FrameworkTextProse => &[Code::ProseCanary],
+            CountInProse | ProseCacheById => &[Code::ProseChanged],
+            SwapProse | MergedProse => &[Code::ProseOfAnotherCall],
+            HiddenDrops | StripHidden | DropWhenAuthorHides | DropWhenUndecided => {
+                &[Code::DeliveryDependsOnExposure]
+            }
+            KeepMalformed | KeepFailed | TruthySuccess | KeepEmptyType | TypeofObject
+            | ErrorMeansFailure | LiftUnfiltered => &[Code::DroppedEntryDelivered],
+            DropOverCount | StopAtOversize => &[Code::DroppedWithinBounds],
+            ErrorOverFloors => &[Code::ErroredOverFloors],
+            SplitSurrogate => &[Code::LoneSurrogate],
+            Crash | Hang | Garbage | WrongSeq | NoStart | PartialLine | HugeLine | StderrFlood
+            | ExtraLines => &[],
         }
     }
 }

@@ -193,7 +193,8 @@ pub fn file() -> Result<File, crate::wire::Refusal> {
     })
 }
 
-/// The JSON Schema of a case, an outcome, a vector and the vectors file, by
+/// The JSON Schema of a case, an outcome, a vector and the vectors file,
+/// and of a finding of `check` and `diff` (a violation, a warning), by
 /// name.
 pub fn schema() -> Value {
     serde_json::json!({
@@ -201,5 +202,7 @@ pub fn schema() -> Value {
         "outcome": schemars::schema_for!(Outcome),
         "vector": schemars::schema_for!(Vector),
         "file": schemars::schema_for!(File),
+        "violation": schemars::schema_for!(judge::Violation),
+        "warning": schemars::schema_for!(judge::Warning),
     })
 }

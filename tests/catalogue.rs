@@ -20,6 +20,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
+use rt_tool_3::code::Code;
 use rt_tool_3::model;
 use rt_tool_3::serve::{Fault, Variant};
 use rt_tool_3::wire::Case;
@@ -118,6 +119,9 @@ struct Run {
     first: Option<String>,
     /// Every signature seen, for the table.
     signatures: Vec<String>,
+    /// The code of every finding of the fault's clause, in the vectors
+    /// found and minimal.
+    codes: BTreeSet<String>,
     /// What went wrong, when `named` is false.
     why: String,
 }
@@ -209,8 +213,33 @@ fn run(fault: Fault, seed: u64) -> Run {
             why = format!("the saved divergences are not the reported ones: {saved}");
         }
     }
+    // Every finding carries a code of its clause, its sentence one of the
+    // code's template, and a place; of the fault's clause, it is one of
+    // the codes the catalogue states (checked over all seeds).
+    let mut codes = BTreeSet::new();
+    let vectors = divergences
+        .iter()
+        .flat_map(|d| ["found", "minimal"].map(|k| d[k].as_array().cloned().unwrap_or_default()))
+        .flatten();
+    for v in vectors {
+        for f in v["violations"].as_array().into_iter().flatten() {
+            let code = f["code"].as_str().and_then(Code::of_name);
+            let fits = code.is_some_and(|c| {
+                !c.warning()
+                    && f["clause"] == c.clause().id()
+                    && f["message"].as_str().is_some_and(|m| c.fits(m))
+            });
+            if !fits || !f["place"].is_object() {
+                why = format!("a finding of another kind than its code's: {f}");
+            }
+            if f["clause"] == clause {
+                codes.insert(f["code"].as_str().unwrap_or_default().to_owned());
+            }
+        }
+    }
     let _ = std::fs::remove_dir_all(dir);
     Run {
+        codes,
         seed,
         named: why.is_empty(),
         first: divergences
@@ -319,6 +348,16 @@ fn every_clause_fault_is_caught_and_named_on_nine_seeds_of_ten() {
             first_divergence(runs),
             cited.into_iter().collect::<Vec<_>>().join("; ")
         ));
+        let seen: BTreeSet<&str> = runs
+            .iter()
+            .flat_map(|r| r.codes.iter().map(String::as_str))
+            .collect();
+        let stated: BTreeSet<&str> = fault.codes().iter().map(|c| c.name()).collect();
+        if seen != stated {
+            failures.push(format!(
+                "{fault_name}: its findings of {clause} carry the codes {seen:?}, the catalogue states {stated:?}"
+            ));
+        }
         let missed: Vec<String> = runs
             .iter()
             .filter(|r| !r.named)

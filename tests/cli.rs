@@ -203,12 +203,12 @@ fn check_exit_codes_and_clause_ids() {
         (
             &["check", "--prose", "exact", case, &good],
             1,
-            "RT-TOOL-3 ¶3: the prose of call c1 is \"Node created.\"",
+            "RT-TOOL-3 ¶3 [prose-not-reference]: the prose of call c1 is \"Node created.\"",
         ),
         (
             &["check", case, &spoof],
             1,
-            "RT-TOOL-3 ¶1: tool_artifacts[0] carries tool_call_id \"c7\"",
+            "RT-TOOL-3 ¶1 [unknown-call-id]: tool_artifacts[0] carries tool_call_id \"c7\"",
         ),
         (&["check", case, &spoof], 1, "rule_hash f4664b813918"),
         (
@@ -224,17 +224,17 @@ fn check_exit_codes_and_clause_ids() {
         (
             &["check", case, &lone_prose],
             1,
-            "protocol: the prose of call c1 holds a lone surrogate \\ud83d: it is not a Unicode string",
+            "protocol [lone-surrogate]: the prose of call c1 holds a lone surrogate \\ud83d: it is not a Unicode string",
         ),
         (
             &["check", "--json", case, &lone_prose],
             1,
-            r#""clause":"protocol","cite":{"rule":null,"paragraph":null},"message":"the prose of call c1 holds a lone surrogate \\ud83d"#,
+            r#""clause":"protocol","cite":{"rule":null,"paragraph":null},"code":"lone-surrogate","place":{"call":0,"message":0,"path":"/messages/0/content"},"message":"the prose of call c1 holds a lone surrogate \\ud83d"#,
         ),
         (
             &["check", case, &lone_payload],
             1,
-            "RT-TOOL-3 ¶1: tool_artifacts[0] (call c1, type link) has a payload that differs from the artifact's at /url (the string there holds a lone surrogate \\udc00: it is not a Unicode string)",
+            "RT-TOOL-3 ¶1 [payload-altered]: tool_artifacts[0] (call c1, type link) has a payload that differs from the artifact's at /url (the string there holds a lone surrogate \\udc00: it is not a Unicode string)",
         ),
         (&["check", case, &lone_broken], 2, "invalid outcome in"),
         (&["check", &lone_case, &good], 2, "invalid case in"),
@@ -313,7 +313,7 @@ fn check_judges_by_the_text() {
         (
             &reserved,
             outcome("leak.json", r#"[{"tool_call_id":"c1","content":"x https://example.com/only-here"}]"#, "[]"),
-            "RT-TOOL-3 ¶3: the prose of call c1 contains \"https://example.com/only-here\"",
+            "RT-TOOL-3 ¶3 [prose-leak]: the prose of call c1 contains \"https://example.com/only-here\"",
         ),
         (
             &two,
@@ -322,7 +322,7 @@ fn check_judges_by_the_text() {
                 r#"[{"tool_call_id":"c1","content":"Deleted node 7 (final)."},{"tool_call_id":"c2","content":"Created node 5 (draft)."}]"#,
                 "[]",
             ),
-            "RT-TOOL-3 ¶3: the prose of call c1 contains \"Deleted node 7 (final).\", found only in the data of call c2",
+            "RT-TOOL-3 ¶3 [prose-leak]: the prose of call c1 contains \"Deleted node 7 (final).\", found only in the data of call c2",
         ),
         (
             &two,
@@ -331,7 +331,7 @@ fn check_judges_by_the_text() {
                 r#"[{"tool_call_id":"c1","content":"Created node 5 (draft). warning: slow backend"},{"tool_call_id":"c2","content":"Deleted node 7 (final)."}]"#,
                 "[]",
             ),
-            "RT-TOOL-3 ¶3: the prose of call c1 contains \"warning: slow backend\", found only in the error of call c1",
+            "RT-TOOL-3 ¶3 [prose-leak]: the prose of call c1 contains \"warning: slow backend\", found only in the error of call c1",
         ),
         (
             &declined,
@@ -340,12 +340,12 @@ fn check_judges_by_the_text() {
                 r#"[{"tool_call_id":"c1","content":"no"}]"#,
                 r#"[{"type":"link","payload":{"url":"https://example.com/declined"},"tool_call_id":"c1"}]"#,
             ),
-            "RT-TOOL-2: tool_artifacts[0] is entry 0 of call c1's artifacts, which RT-TOOL-2 drops",
+            "RT-TOOL-2 [dropped-entry-delivered]: tool_artifacts[0] is entry 0 of call c1's artifacts, which RT-TOOL-2 drops",
         ),
         (
             &many,
             outcome("none.json", r#"[{"tool_call_id":"c1","content":"d"}]"#, "[]"),
-            "RT-TOOL-6: tool_artifacts holds 0 of the run's 51 kept artifacts",
+            "RT-TOOL-6 [dropped-within-bounds]: tool_artifacts holds 0 of the run's 51 kept artifacts",
         ),
     ];
     for (case, outcome, says) in &table {

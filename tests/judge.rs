@@ -1,7 +1,7 @@
 //! The judge on hand-built outcomes: each row is a case, what a node
 //! produced, and the clauses the judge must name (none when it conforms).
 
-use rt_tool_3::judge::{judge, Clause, Options, ProseMode};
+use rt_tool_3::judge::{judge, Clause, Code, Options, Place, ProseMode};
 use rt_tool_3::model;
 use rt_tool_3::wire::Case;
 use serde_json::{json, Value};
@@ -23,18 +23,40 @@ fn check(case: &Value, observed: Value, options: Options, expected: &[Clause], s
         judgement.violations
     );
     assert_eq!(judgement.conforms(), expected.is_empty());
+    kinds_fit(&judgement);
     let text: Vec<String> = judgement
         .violations
         .iter()
         .map(ToString::to_string)
+        .chain(judgement.warnings.iter().map(|w| w.message.clone()))
         .collect();
     for fragment in says {
         assert!(
-            text.iter()
-                .chain(&judgement.warnings)
-                .any(|t| t.contains(fragment)),
+            text.iter().any(|t| t.contains(fragment)),
             "no violation or warning says {fragment:?}: {text:#?} {:#?}",
             judgement.warnings
+        );
+    }
+}
+
+/// Every finding is of its code's kind: a violation's code is a
+/// violation's and cites the violation's clause, a warning's is a
+/// warning's, and each sentence is one of its code's template.
+fn kinds_fit(judgement: &rt_tool_3::judge::Judgement) {
+    for v in &judgement.violations {
+        assert!(!v.code.warning() && v.code.clause() == v.clause, "{v:?}");
+        assert!(
+            v.code.fits(&v.message),
+            "{v:?} is not `{}`",
+            v.code.template()
+        );
+    }
+    for w in &judgement.warnings {
+        assert!(w.code.warning(), "{w:?}");
+        assert!(
+            w.code.fits(&w.message),
+            "{w:?} is not `{}`",
+            w.code.template()
         );
     }
 }
@@ -385,6 +407,12 @@ fn clause_4_delivery_when_hidden() {
         j.violations,
         [rt_tool_3::judge::Violation {
             clause: C1,
+            code: Code::MissingArtifact,
+            place: Place {
+                call: Some(0),
+                artifact: Some(0),
+                ..Place::default()
+            },
             message: "artifact 0 of call c1 (link {\"url\":\"https://example.com/node/5\"}) is missing from tool_artifacts".into()
         }]
     );
@@ -402,6 +430,8 @@ fn clause_4_delivery_when_hidden() {
         shown.violations,
         [rt_tool_3::judge::Violation {
             clause: P,
+            code: Code::PortMissing,
+            place: Place::default(),
             message: "the outcome has no tool_artifacts".into()
         }]
     );
@@ -740,7 +770,13 @@ fn one_calls_artifacts_out_of_order_warn() {
     assert!(within.conforms(), "{within:#?}");
     assert_eq!(
         within.warnings,
-        ["the artifacts of call c1 arrived in another order than the call returned them"]
+        [rt_tool_3::judge::Warning {
+            code: Code::CallOrder,
+            place: Place::call(0),
+            message:
+                "the artifacts of call c1 arrived in another order than the call returned them"
+                    .into()
+        }]
     );
 }
 
@@ -1070,14 +1106,16 @@ fn clauses_print_their_ids() {
             serde_json::from_value::<Clause>(json!(id)).expect("reads back"),
             clause
         );
-        let v = rt_tool_3::judge::Violation {
-            clause,
-            message: "what".into(),
-        };
-        assert_eq!(v.to_string(), format!("{id}: what"));
+        let code = *Code::ALL
+            .iter()
+            .find(|c| c.clause() == clause && !c.warning())
+            .expect("every clause has a code");
+        let v = rt_tool_3::judge::Violation::new(code, Place::call(1), "what".into());
+        assert_eq!(v.clause, clause);
+        assert_eq!(v.to_string(), format!("{id} [{code}]: what"));
         assert_eq!(
             serde_json::to_value(&v).expect("json"),
-            json!({"clause": id, "cite": cite, "message": "what"})
+            json!({"clause": id, "cite": cite, "code": code.name(), "place": {"call": 1}, "message": "what"})
         );
     }
     let case = Case::from_json(example(json!(null)).to_string().as_bytes()).expect("valid");
@@ -1417,25 +1455,20 @@ fn candidate(s: &str) -> bool {
 }
 
 /// `c1`'s prose `prose` against `c2`'s strings `others`: the judge names
-/// as its leak the first string of `others` the prose contains, and none
-/// if it contains none. Each string named is then taken away and the
-/// prose judged again, so every string is looked for, found or not.
+/// as leaks every string of `others` long enough to be one that the prose
+/// contains, each once, in the order `c2` returns them (¶3: each is a
+/// string found only outside `c1`'s data), and none if it contains none.
 fn leaks_are_what_the_prose_contains(others: &[String], prose: &str) {
-    let mut others: Vec<String> = others.to_vec();
-    loop {
-        let expected = others.iter().find(|s| candidate(s) && prose.contains(*s));
-        let leaks = leaks_of_c1(&others, prose);
-        let Some(expected) = expected.cloned() else {
-            assert_eq!(leaks, Vec::<String>::new(), "{others:?} in {prose:?}");
-            return;
-        };
-        let says = format!("contains {expected:?}, found only in the data of call c2");
-        assert!(
-            leaks.len() == 1 && leaks[0].contains(&says),
-            "{leaks:?}, not {says:?}: {others:?} in {prose:?}"
+    let mut said: Vec<String> = Vec::new();
+    for s in others {
+        let line = format!(
+            "the prose of call c1 contains {s:?}, found only in the data of call c2: a call's prose comes from its own data alone"
         );
-        others.retain(|s| *s != expected);
+        if candidate(s) && prose.contains(s.as_str()) && !said.contains(&line) {
+            said.push(line);
+        }
     }
+    assert_eq!(leaks_of_c1(others, prose), said, "{others:?} in {prose:?}");
 }
 
 /// `c1`'s data the strings `own` against `c2`'s strings `others`: what
@@ -1682,8 +1715,11 @@ fn a_prose_may_name_its_own_calls_id() {
         &case,
         observed,
         DEFAULT,
-        &[C3],
-        &["the prose of call c3 contains \"2026-0001\", found only in the data of call c2"],
+        &[C3, C3],
+        &[
+            "the prose of call c3 contains \"2026-0001\", found only in the data of call c2",
+            "the prose of call c3 contains \"search-2026-0001\", found only in the data of call c2",
+        ],
     );
 }
 
@@ -1713,5 +1749,218 @@ fn a_number_replaced_is_told_from_a_payload_of_another_shape() {
     assert_eq!(
         replaced(json!({"n": huge, "m": 1}), json!({"n": null})),
         None
+    );
+}
+
+/// `check` names every ¶3 leak of a call, not only the first: a prose that
+/// holds two artifact strings of its call gives two violations, each with
+/// the string, where it came from, and the message it is in.
+#[test]
+fn every_leak_of_a_call_is_named() {
+    let case = json!({"calls": [
+        {"tool_call_id": "c0", "result": {"success": true, "data": "zero"}},
+        {"tool_call_id": "c1", "result": {"success": true, "data": "done",
+        "artifacts": [
+            {"type": "link", "payload": {"url": "https://example.com/secret-1"}},
+            {"type": "note", "payload": {"text": "a second secret string"}}]}}]});
+    let prose = "done: https://example.com/secret-1 and a second secret string";
+    let arts = json!([
+        {"type": "link", "payload": {"url": "https://example.com/secret-1"}, "tool_call_id": "c1"},
+        {"type": "note", "payload": {"text": "a second secret string"}, "tool_call_id": "c1"}]);
+    let observed = json!({"messages": msgs(&[("c0", "zero"), ("c1", prose)]),
+        "exposed": false, "tool_artifacts": arts});
+    check(
+        &case,
+        observed.clone(),
+        DEFAULT,
+        &[C3, C3],
+        &[
+            "the prose of call c1 contains \"https://example.com/secret-1\", found only in the artifacts of call c1",
+            "the prose of call c1 contains \"a second secret string\", found only in the artifacts of call c1",
+        ],
+    );
+    let case = Case::from_json(case.to_string().as_bytes()).expect("valid");
+    let judgement = judge(&case, &observed, DEFAULT).expect("an outcome object");
+    let places: Vec<&Place> = judgement.violations.iter().map(|v| &v.place).collect();
+    let place = Place {
+        call: Some(1),
+        message: Some(1),
+        path: Some("/messages/1/content".into()),
+        from: Some("the artifacts of call c1".into()),
+        ..Place::default()
+    };
+    assert_eq!(places, [&place, &place]);
+    assert!(judgement
+        .violations
+        .iter()
+        .all(|v| v.code == Code::ProseLeak));
+}
+
+/// The codes are a closed list in which no two kinds of finding share one:
+/// each code has its own name (kebab-case, as findings carry it), its own
+/// sentence, and belongs to one clause; and each name reads back as its
+/// code. `src/codes.md`, the documented list, is the list.
+#[test]
+fn each_kind_of_finding_has_a_code_of_its_own() {
+    use std::collections::BTreeSet;
+    let names: BTreeSet<&str> = Code::ALL.iter().map(|c| c.name()).collect();
+    let templates: BTreeSet<&str> = Code::ALL.iter().map(|c| c.template()).collect();
+    assert_eq!(names.len(), Code::ALL.len(), "two codes share a name");
+    assert_eq!(
+        templates.len(),
+        Code::ALL.len(),
+        "two codes share a sentence"
+    );
+    for &code in Code::ALL {
+        let name = code.name();
+        assert!(
+            !name.is_empty()
+                && name.split('-').all(|w| !w.is_empty()
+                    && w.bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())),
+            "{name} is not kebab-case"
+        );
+        assert_eq!(Code::of_name(name), Some(code));
+        assert_eq!(serde_json::to_value(code).expect("json"), name);
+        assert_eq!(
+            serde_json::from_value::<Code>(json!(name)).expect("reads back"),
+            code
+        );
+        // A sentence of the code's is none of another code's: the
+        // template, each `…` filled with a word, fits its own code alone.
+        let sentence = code.template().replace('…', "x");
+        let fitting: Vec<Code> = Code::ALL
+            .iter()
+            .copied()
+            .filter(|c| c.fits(&sentence))
+            .collect();
+        assert_eq!(fitting, [code], "{sentence:?}");
+    }
+    assert!(serde_json::from_value::<Code>(json!("no-such-code")).is_err());
+    // Every clause has a kind of violation.
+    for clause in Clause::ALL {
+        assert!(
+            Code::ALL
+                .iter()
+                .any(|c| c.clause() == clause && !c.warning()),
+            "{clause} has no code"
+        );
+    }
+    let committed = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/codes.md"))
+        .expect("src/codes.md");
+    let generated = rt_tool_3::code::markdown();
+    if committed != generated {
+        let fresh = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("codes.md");
+        std::fs::write(&fresh, &generated).expect("the fresh list is written");
+        panic!("src/codes.md is stale: cp {} src/codes.md", fresh.display());
+    }
+}
+
+/// Every clause fault of `serve`, on the first cases of a generated stream,
+/// judged from one outcome (as `check` does) and with siblings (as `diff`
+/// does): each finding is of its code's kind ([`kinds_fit`]).
+#[test]
+fn the_findings_of_every_fault_fit_their_codes() {
+    use clap::ValueEnum;
+    use rt_tool_3::serve::{outcome, Fault};
+    let mut seen = std::collections::BTreeSet::new();
+    for case in rt_tool_3::gen::cases(3).take(48) {
+        for &fault in Fault::value_variants() {
+            let observed = outcome(&case, Some(fault));
+            for options in [
+                DEFAULT,
+                Options {
+                    siblings: true,
+                    ..DEFAULT
+                },
+            ] {
+                let judgement = judge(&case, &observed, options).expect("an outcome object");
+                kinds_fit(&judgement);
+                seen.extend(judgement.violations.iter().map(|v| v.code));
+            }
+        }
+    }
+    // The sweep reaches findings of many kinds, not a few.
+    assert!(seen.len() >= 12, "{seen:?}");
+}
+
+/// Each finding about an entry says where it is: the entry, the key or the
+/// part of the payload at fault (a JSON Pointer into the outcome), and the
+/// call and artifact it is of.
+#[test]
+fn each_finding_about_an_entry_names_its_place() {
+    let case = json!({"calls": [
+        {"tool_call_id": "c1", "result": {"success": true, "data": "one",
+            "artifacts": [{"type": "link", "payload": {"url": "https://example.com/1"}}]}},
+        {"tool_call_id": "c2", "result": {"success": true, "data": "two",
+            "artifacts": [
+                {"type": "link", "payload": {"url": "https://example.com/2"}},
+                {"type": "file", "payload": {"a/b": {"n": 1}}}]}}]});
+    let case = Case::from_json(case.to_string().as_bytes()).expect("valid");
+    let observed = json!({"messages": msgs(&[("c1", "one"), ("c2", "two")]), "exposed": false,
+        "tool_artifacts": [
+            {"type": "link", "payload": {"url": "https://example.com/1"}, "tool_call_id": "c2"},
+            {"type": "link", "payload": {"url": "https://example.com/2"}, "tool_call_id": "c2"},
+            {"type": "link", "payload": {"url": "https://example.com/2"}, "tool_call_id": "c2"},
+            {"type": "file", "payload": {"a/b": {"n": 2}}, "tool_call_id": "c2", "x~y": 1}]});
+    let judgement = judge(&case, &observed, DEFAULT).expect("an outcome object");
+    kinds_fit(&judgement);
+    let found: Vec<(Code, &Place)> = judgement
+        .violations
+        .iter()
+        .map(|v| (v.code, &v.place))
+        .collect();
+    let at = |call, artifact, entry, path: &str| Place {
+        call,
+        artifact,
+        entry: Some(entry),
+        path: Some(path.into()),
+        ..Place::default()
+    };
+    assert_eq!(
+        found,
+        [
+            (Code::ExtraKey, &at(None, None, 3, "/tool_artifacts/3/x~0y")),
+            (
+                Code::WrongCallId,
+                &at(Some(0), Some(0), 0, "/tool_artifacts/0/tool_call_id")
+            ),
+            (
+                Code::RepeatedArtifact,
+                &at(Some(1), Some(0), 2, "/tool_artifacts/2")
+            ),
+            (
+                Code::PayloadAltered,
+                &at(Some(1), Some(1), 3, "/tool_artifacts/3/payload/a~1b/n")
+            ),
+        ],
+        "{:#?}",
+        judgement.violations
+    );
+    // A warning says its kind in brackets, a violation its clause and kind.
+    let text = judgement.violations[0].to_string();
+    assert!(
+        text.starts_with("RT-TOOL-3 ¶1 [extra-key]: tool_artifacts[3] carries"),
+        "{text}"
+    );
+    let case = Case::from_json(example(json!(null)).to_string().as_bytes()).expect("valid");
+    let observed = json!({"messages": msgs(&[("c1", "Created node 5 (draft).")]), "exposed": false,
+        "tool_artifacts": [link("c1")], "extra": 1});
+    let judgement = judge(&case, &observed, DEFAULT).expect("an outcome object");
+    assert!(judgement.conforms(), "{judgement:#?}");
+    let warning = &judgement.warnings[0];
+    assert_eq!(
+        (warning.code, &warning.place),
+        (
+            Code::UnknownOutcomeKey,
+            &Place {
+                path: Some("/extra".into()),
+                ..Place::default()
+            }
+        )
+    );
+    assert_eq!(
+        warning.to_string(),
+        "[unknown-outcome-key] the outcome has a key `extra` the contract does not define; it was ignored"
     );
 }

@@ -973,6 +973,10 @@ fn each_warning_names_its_case_and_call() {
             "{w}"
         );
         assert!(message.contains("of call "), "{w}");
+        // Its kind, a warning's, and its place: the call it is about.
+        let code = w["code"].as_str().and_then(rt_tool_3::code::Code::of_name);
+        assert!(code.is_some_and(|c| c.warning() && c.fits(message)), "{w}");
+        assert!(w["place"]["call"].is_u64(), "{w}");
         assert!(position >= last, "out of stream order: {warned:?}");
         last = position;
     }
@@ -989,8 +993,9 @@ fn each_warning_names_its_case_and_call() {
         .collect();
     for w in warned.iter().take(10) {
         let line = format!(
-            "warning: {}: {}",
+            "warning: {} [{}]: {}",
             w["origin"].as_str().unwrap_or_default(),
+            w["code"].as_str().unwrap_or_default(),
             w["message"].as_str().unwrap_or_default()
         );
         assert!(lines.contains(&line.as_str()), "{line} not in {lines:#?}");

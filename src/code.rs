@@ -1,0 +1,391 @@
+//! What kind of finding each violation and warning is, as a stable code, and
+//! where it is, as a structured [`Place`].
+//!
+//! A finding's sentence is for people and may be reworded at any time; its
+//! [`Code`] is for machines (a CI panel, a dashboard, a team's own triage)
+//! and is contract: a short kebab-case name, one per kind of finding, each
+//! belonging to exactly one [`Clause`], never renamed, renumbered or reused.
+//! The list, with each code's clause and sentence, is also `src/codes.md`
+//! ([`markdown`], kept in sync by a test).
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::judge::Clause;
+
+macro_rules! codes {
+    ($(
+        $variant:ident = $name:literal, $clause:ident, $kind:ident,
+            $summary:literal, $template:literal;
+    )*) => {
+        /// The kind of a finding: every violation and warning of `check` and
+        /// `diff` carries one, as its `code`.
+        ///
+        /// Each code belongs to one clause ([`Code::clause`]), is a violation
+        /// or a warning ([`Code::warning`]), and says its finding in one
+        /// sentence whose parts that vary are marked `…`
+        /// ([`Code::template`]).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Code {
+            $(
+                #[doc = concat!("`", $name, "`: ", $summary)]
+                $variant,
+            )*
+        }
+
+        impl Code {
+            /// Every code, in the order of the documented list.
+            pub const ALL: &'static [Code] = &[$(Code::$variant),*];
+
+            /// The code as findings carry it: `extra-key`, `prose-leak`, ….
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $name,)*
+                }
+            }
+
+            /// The clause a finding of this kind cites.
+            pub fn clause(self) -> Clause {
+                match self {
+                    $(Code::$variant => Clause::$clause,)*
+                }
+            }
+
+            /// Whether a finding of this kind is a warning, not a violation.
+            pub fn warning(self) -> bool {
+                match self {
+                    $(Code::$variant => Kind::$kind == Kind::Warning,)*
+                }
+            }
+
+            /// What a finding of this kind is, in one line.
+            pub fn summary(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $summary,)*
+                }
+            }
+
+            /// The sentence a finding of this kind says, each part that
+            /// varies (an index, an id, a value) written `…`.
+            pub fn template(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $template,)*
+                }
+            }
+        }
+    };
+}
+
+/// Whether a code is a violation's or a warning's.
+#[derive(PartialEq, Eq)]
+enum Kind {
+    Violation,
+    Warning,
+}
+
+codes! {
+    EntryNotObject = "entry-not-object", KeyByKey, Violation,
+        "an entry of `tool_artifacts` is not an object",
+        "tool_artifacts[…] is …, not an object";
+    ExtraKey = "extra-key", KeyByKey, Violation,
+        "an entry carries keys beyond `type`, `payload` and `tool_call_id`",
+        "tool_artifacts[…] carries key(s) … beyond type, payload and tool_call_id: a tool smuggled them through";
+    MissingKey = "missing-key", KeyByKey, Violation,
+        "an entry lacks `type`, `payload` or `tool_call_id`",
+        "tool_artifacts[…] lacks …";
+    CallIdNotString = "call-id-not-string", KeyByKey, Violation,
+        "an entry's `tool_call_id` is not a string",
+        "tool_artifacts[…].tool_call_id is …, not a string";
+    UnknownCallId = "unknown-call-id", KeyByKey, Violation,
+        "an entry carries a `tool_call_id` that is no call of the invocation",
+        "tool_artifacts[…] carries tool_call_id …, which is no call of this invocation";
+    WrongCallId = "wrong-call-id", KeyByKey, Violation,
+        "a call's artifact carries another call's id (a spoofed id among them)",
+        "artifact … of call … carries tool_call_id …: the entry must carry its own call's id";
+    RepeatedArtifact = "repeated-artifact", KeyByKey, Violation,
+        "an artifact lands more than once",
+        "tool_artifacts[…] repeats artifact … of call …: every artifact lands once";
+    PayloadAltered = "payload-altered", KeyByKey, Violation,
+        "an artifact's payload was changed on its way to the port",
+        "tool_artifacts[…] (call …, type …) has a payload that differs from the artifact's at …: payloads pass through unchanged";
+    UnproducedArtifact = "unproduced-artifact", KeyByKey, Violation,
+        "an entry is no artifact any call returned",
+        "tool_artifacts[…] (… …) was produced by no call";
+    MissingArtifact = "missing-artifact", KeyByKey, Violation,
+        "a kept artifact is not on the port",
+        "artifact … of call … (… …) is missing from tool_artifacts";
+    MissingArtifactWhileHidden = "missing-artifact-while-hidden", KeyByKey, Violation,
+        "a kept artifact is not on the port, and the port is hidden (`diff` tells whether RT-TOOL-3 ¶4 is broken too)",
+        "artifact … of call … (… …) is missing from tool_artifacts (the port is hidden: a runtime that delivers it only while the port is shown breaks RT-TOOL-3 ¶4, which `diff` tells apart)";
+    ArtifactsOutOfOrder = "artifacts-out-of-order", KeyByKey, Violation,
+        "`tool_artifacts` is not in the reference order (only under `--strict-order`)",
+        "tool_artifacts is not in the reference order (call order, then each result's order)";
+    ExposedByDefault = "exposed-by-default", NotExposedByDefault, Violation,
+        "the author made no choice and the port is exposed",
+        "the author made no choice, yet the port is exposed";
+    ExposureOverridden = "exposure-overridden", NotExposedByDefault, Violation,
+        "the author chose an exposure and the outcome says the other",
+        "the author set exposed: …, yet the outcome says exposed: …";
+    ProseLeak = "prose-leak", ProseFromData, Violation,
+        "a call's prose holds a string found only outside its own `data` (one finding per string)",
+        "the prose of call … contains …, found only in …: a call's prose comes from its own data alone";
+    ProseNotReference = "prose-not-reference", ProseFromData, Violation,
+        "a call's prose is not the reference rendering (only under `--prose exact`)",
+        "the prose of call … is …, not the reference rendering …";
+    ProseCanary = "prose-canary", ProseFromData, Violation,
+        "a call's prose holds a canary put in its artifacts, decoys, other keys or error (`diff`)",
+        "with its artifacts, decoys, other keys and error swapped for canaries, the prose of call … contains the canary …: prose comes from data alone";
+    ProseChanged = "prose-changed", ProseFromData, Violation,
+        "a call's prose changed when all but its `data` changed (`diff`)",
+        "the prose of call … changed from … to … when only its call id, artifacts, result-level keys and error changed, not its data (prose kept by call id, or drawn from more than data)";
+    ProseOfAnotherCall = "prose-of-another-call", ProseFromData, Violation,
+        "a call's prose holds the marker put in another call's `data` (`diff`)",
+        "the prose of call … carries the marker of call …'s data: each call's prose comes from its own result's data";
+    DeliveryDependsOnExposure = "delivery-depends-on-exposure", DeliveryRegardless, Violation,
+        "the port carries other artifacts with the port exposed than hidden (`diff`)",
+        "with exposed: … the port carries …, with exposed: … it carries …: delivery must not depend on exposure";
+    DroppedEntryDelivered = "dropped-entry-delivered", Filter, Violation,
+        "an entry RT-TOOL-2 drops (malformed, or of a call that did not succeed) is on the port",
+        "tool_artifacts[…] is …, which RT-TOOL-2 drops: …";
+    UnencodableAltered = "unencodable-altered", Bounds, Violation,
+        "an artifact whose payload holds a number no IEEE double can hold is delivered altered, not dropped",
+        "tool_artifacts[…] (call …, type …) is … of call … with … at …, a number no IEEE double can hold, delivered as …: RT-TOOL-6 drops an artifact whose payload does not encode, with a warning, and does not alter it (a payload passes through unchanged, RT-TOOL-3 ¶1)";
+    DroppedWithinBounds = "dropped-within-bounds", Bounds, Violation,
+        "over the floors, an artifact is missing that no bound may drop",
+        "tool_artifacts holds … of the run's … kept artifacts (… bytes at most), yet … missing: a bound may drop an artifact only once … are kept or it no longer fits … bytes, and the rest are still kept";
+    ErroredOverFloors = "errored-over-floors", Bounds, Violation,
+        "the implementation errored on a run over RT-TOOL-6's floors, where the run is not failed (`diff`)",
+        "the implementation errored on a run over RT-TOOL-6's floors (…): over a bound an artifact is dropped with a warning, and the run is not failed; it said: …";
+    ExposedNotBoolean = "exposed-not-boolean", Protocol, Violation,
+        "the outcome's `exposed` is not a boolean",
+        "the outcome's `exposed` is …, not a boolean";
+    ExposedMissing = "exposed-missing", Protocol, Violation,
+        "the outcome has no `exposed`",
+        "the outcome has no `exposed`";
+    PortNotList = "port-not-list", Protocol, Violation,
+        "the outcome's `tool_artifacts` is not a list",
+        "tool_artifacts is …, not a list";
+    PortMissing = "port-missing", Protocol, Violation,
+        "the outcome has no `tool_artifacts`",
+        "the outcome has no tool_artifacts";
+    PortMissingWhileHidden = "port-missing-while-hidden", Protocol, Violation,
+        "the outcome has no `tool_artifacts` while the port is hidden (a runtime that strips hidden outputs; `diff` tells whether RT-TOOL-3 ¶4 is broken)",
+        "the outcome has no tool_artifacts while the port is hidden (a runtime that strips hidden outputs, EXPO-14, from the result breaks RT-TOOL-3 ¶4; `diff` tells the two apart by running the case exposed too)";
+    MessagesNotList = "messages-not-list", Protocol, Violation,
+        "the outcome's `messages` is not a list",
+        "messages is …, not a list";
+    MessagesMissing = "messages-missing", Protocol, Violation,
+        "the outcome has no `messages`",
+        "the outcome has no messages";
+    MessageIdMissing = "message-id-missing", Protocol, Violation,
+        "a message has no string `tool_call_id`",
+        "messages[…] has no string tool_call_id";
+    MessageUnknownCall = "message-unknown-call", Protocol, Violation,
+        "a message answers a `tool_call_id` that is no call of the invocation",
+        "messages[…] answers tool_call_id …, which is no call of this invocation";
+    SecondMessage = "second-message", Protocol, Violation,
+        "a call is answered by more than one message",
+        "messages[…] is a second message for call …: each call gets one";
+    ContentMissing = "content-missing", Protocol, Violation,
+        "a message has no string `content`",
+        "messages[…] (call …) has no string content";
+    LoneSurrogate = "lone-surrogate", Protocol, Violation,
+        "a call's prose holds a lone surrogate: it is no Unicode string",
+        "the prose of call … holds a lone surrogate …: it is not a Unicode string (a string cut between the halves of a surrogate pair, as slicing it by UTF-16 length does)";
+    MessageMissing = "message-missing", Protocol, Violation,
+        "a call has no message",
+        "call … has no message: each call gets one";
+    UnknownOutcomeKey = "unknown-outcome-key", Protocol, Warning,
+        "the outcome has a key the contract does not define (ignored)",
+        "the outcome has a key `…` the contract does not define; it was ignored";
+    MessagesOutOfOrder = "messages-out-of-order", Protocol, Warning,
+        "the messages are not in call order (each is matched by its `tool_call_id`)",
+        "messages are not in call order; each was matched to its call by tool_call_id";
+    DoublePrecision = "double-precision", KeyByKey, Warning,
+        "an entry matches its artifact only up to an IEEE double's precision (RFC 8259 §6)",
+        "tool_artifacts[…] (call …) matches its artifact only up to the precision of an IEEE double";
+    CallOrder = "call-order", KeyByKey, Warning,
+        "a call's artifacts arrived in another order than the call returned them",
+        "the artifacts of call … arrived in another order than the call returned them";
+    UnencodableDropped = "unencodable-dropped", Bounds, Warning,
+        "an artifact whose payload holds a number no IEEE double can hold is missing, as RT-TOOL-6 may drop it",
+        "… of call … is missing; its payload holds a number no IEEE double can hold, which may not encode in the implementation's language, and RT-TOOL-6 drops such an artifact with a warning";
+}
+
+impl Code {
+    /// The code of a name, as [`Code::name`] spells it.
+    pub fn of_name(name: &str) -> Option<Code> {
+        Code::ALL.iter().copied().find(|c| c.name() == name)
+    }
+
+    /// Whether `message` is a sentence of this code's [`Code::template`]:
+    /// its fixed parts in order, anything in place of each `…`.
+    pub fn fits(self, message: &str) -> bool {
+        let mut parts = self.template().split('…');
+        let first = parts.next().unwrap_or_default();
+        let Some(mut rest) = message.strip_prefix(first) else {
+            return false;
+        };
+        let mut parts = parts.peekable();
+        while let Some(part) = parts.next() {
+            if parts.peek().is_none() {
+                return rest.ends_with(part);
+            }
+            match rest.find(part) {
+                Some(at) => rest = &rest[at + part.len()..],
+                None => return false,
+            }
+        }
+        rest.is_empty()
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Code {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Code, D::Error> {
+        let name = Cow::<'de, str>::deserialize(d)?;
+        Code::of_name(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown finding code {name:?}")))
+    }
+}
+
+impl schemars::JsonSchema for Code {
+    fn schema_name() -> Cow<'static, str> {
+        "Code".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let names: Vec<&str> = Code::ALL.iter().map(|c| c.name()).collect();
+        schemars::json_schema!({
+            "description": "The kind of a finding: a stable code, one per kind, listed in src/codes.md.",
+            "type": "string",
+            "enum": names,
+        })
+    }
+}
+
+/// Where a finding is, as far as it is about one place: each part that
+/// does not apply is left out of the JSON.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Place {
+    /// The call, by its index in the case's `calls`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<usize>,
+    /// The expected artifact, by its index among its call's kept artifacts
+    /// (`artifact 0` of the call is its first kept one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifact: Option<usize>,
+    /// The observed entry, by its index in the outcome's `tool_artifacts`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entry: Option<usize>,
+    /// The observed message, by its index in the outcome's `messages`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<usize>,
+    /// A JSON Pointer (RFC 6901) into the observed outcome: the entry, the
+    /// key or the part of a payload at fault.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// For a string that should not be where it is (a leak), where in the
+    /// case it was found: `the artifacts of call c1`, ….
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+}
+
+impl Place {
+    /// Call `c`.
+    pub fn call(c: usize) -> Place {
+        Place {
+            call: Some(c),
+            ..Place::default()
+        }
+    }
+
+    /// Observed entry `i` of `tool_artifacts`, at `/tool_artifacts/i` and
+    /// then `more` (a pointer's tail, each segment escaped).
+    pub fn entry(i: usize, more: &str) -> Place {
+        Place {
+            entry: Some(i),
+            path: Some(format!("/tool_artifacts/{i}{more}")),
+            ..Place::default()
+        }
+    }
+
+    /// Observed message `i`, at `/messages/i` and then `more`.
+    pub fn message(i: usize, more: &str) -> Place {
+        Place {
+            message: Some(i),
+            path: Some(format!("/messages/{i}{more}")),
+            ..Place::default()
+        }
+    }
+
+    /// The top-level `key` of the outcome.
+    pub fn key(key: &str) -> Place {
+        Place {
+            path: Some(format!("/{}", pointer_segment(key))),
+            ..Place::default()
+        }
+    }
+
+    /// This place, of call `c`.
+    pub fn of_call(mut self, c: Option<usize>) -> Place {
+        self.call = c;
+        self
+    }
+}
+
+/// A key as one segment of a JSON Pointer: `~` written `~0`, `/` `~1`.
+pub fn pointer_segment(key: &str) -> Cow<'_, str> {
+    if key.contains(['~', '/']) {
+        key.replace('~', "~0").replace('/', "~1").into()
+    } else {
+        key.into()
+    }
+}
+
+/// The documented list of codes, as Markdown: `src/codes.md` is this.
+pub fn markdown() -> String {
+    let mut out = String::from(
+        "# Finding codes\n\n\
+         <!-- Generated from `src/code.rs` by `rt_tool_3::code::markdown`; a test keeps it in sync. -->\n\n\
+         Every violation and warning of `rt-tool-3 check --json` and `rt-tool-3 diff --json` (and of\n\
+         a `--save` file) carries a `code`, one of those below, and a `place`. The sentence a finding\n\
+         says (`message`) may be reworded at any time; its code never is, nor is a code reused for\n\
+         another kind of finding. Each code belongs to one clause. In a template, `…` marks a part\n\
+         that varies.\n\n\
+         A `place` holds those of these that apply: `call` (the call's index in the case's `calls`),\n\
+         `artifact` (the expected artifact's index among its call's kept ones), `entry` (the index in\n\
+         the observed `tool_artifacts`), `message` (the index in the observed `messages`), `path` (a\n\
+         JSON Pointer into the observed outcome) and `from` (where a leaked string was found).\n\n\
+         | code | clause | kind | what it says | template |\n|---|---|---|---|---|\n",
+    );
+    for code in Code::ALL {
+        let cell = |s: &str| s.replace('|', "\\|");
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} |\n",
+            code.name(),
+            code.clause().id(),
+            if code.warning() {
+                "warning"
+            } else {
+                "violation"
+            },
+            cell(code.summary()),
+            cell(code.template()),
+        ));
+    }
+    out
+}

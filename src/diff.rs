@@ -16,7 +16,7 @@
 //! and is neither parsed nor, with the other two of its case, judged
 //! (`Sent::judge` says when, and why no verdict depends on it).
 //!
-//! Each case costs three requests ([`REQUESTS_PER_CASE`]):
+//! Each case costs three requests ([`REQUESTS_PER_CASE`]), sent together:
 //!
 //! 0. the case as it is;
 //! 1. the *marked* sibling: the exposure changed (`true` to `false`,
@@ -29,13 +29,23 @@
 //!    result key (whatever its name, at any depth) and result-level decoys
 //!    set to canaries; the `error` of every call that succeeded set to a
 //!    canary, and under the letter of ¶3 that of every call that did not;
-//!    the port hidden as whichever of 0 and 1 had it hidden.
+//!    the port hidden as whichever of 0 and 1 had it hidden;
 //!
-//! ¶4 is judged by comparing 0 and 1: an implementation that drops
-//! artifacts only while the port is hidden is charged with `RT-TOOL-3 ¶4`,
-//! and its artifacts are judged for ¶1 on the exposed run alone, unless 2,
-//! hidden the same way, delivers all its new artifacts (then the difference
-//! is not the exposure's, and each run is judged on its own). ¶3 is judged
+//! and, only when 0 and 1 deliver differently (so never against a
+//! conforming implementation), two more, sent after the replies of every
+//! case still in flight have been read (`Sent::exposure_alone`):
+//!
+//! 3. the *exposure-alone* sibling: the case with the exposure of 1 and
+//!    nothing else changed (no marker, the same ids, the same artifacts);
+//! 4. the *repeat*: the case again, as it is.
+//!
+//! ¶4 is judged on 3 and 4, which differ in the exposure alone: when they
+//! deliver differently, `RT-TOOL-3 ¶4` is charged to whichever has the port
+//! hidden, its message naming the artifact and the call that differ, and
+//! the port is judged for ¶1 on the exposed run of 0 and 1 alone. When they
+//! deliver the same, 0 and 1 differed by something other than the exposure
+//! (the markers, a cache, an artifact delivered once and not again, which
+//! the repeat shows too), and each run is judged on its own. ¶3 is judged
 //! by comparing 1 and 2, which differ in nothing the prose may draw on: in
 //! a strict-zone case no call's prose may change (its own id read back as
 //! the old one), in any case no canary may appear, and no call's prose may
@@ -734,7 +744,24 @@ fn worker<S: Strategy<Value = Case>>(
             .replies
             .take()
             .unwrap_or_else(|| next.sent.read(process));
-        let examination = match replies.and_then(|r| next.sent.judge(r, options)) {
+        // A judgement that needs more requests (`Sent::exposure_alone`)
+        // has the replies of the cases still in flight read first, each
+        // kept for its turn.
+        let mut more = |cases: &[&Case]| {
+            for waiting in in_flight.iter_mut() {
+                if waiting.replies.is_none() {
+                    let replies = waiting.sent.read(process);
+                    let faulted = replies.is_err();
+                    waiting.replies = Some(replies);
+                    if faulted {
+                        return Ok(Vec::new());
+                    }
+                }
+            }
+            process.run_all(cases)
+        };
+        let judged = replies.and_then(|r| next.sent.judge(r, options, &mut more));
+        let examination = match judged {
             Ok(examined) => {
                 let mut tally = Tally::default();
                 if !examined.skipped {
@@ -1017,13 +1044,21 @@ pub struct Examined {
     pub over_floors: bool,
 }
 
-/// Runs one case and its two siblings, and judges them together.
+/// Runs one case and its two siblings, and judges them together (with
+/// the two more of `Sent::exposure_alone` when its first two runs
+/// deliver differently).
 pub fn examine(process: &mut Process, case: &Case, options: Options) -> Result<Examined, Fault> {
     let mut sent = Sent::new(case.clone(), options.prose);
     sent.send(process);
     let replies = sent.read(process)?;
-    sent.judge(replies, options)
+    sent.judge(replies, options, &mut |cases| process.run_all(cases))
 }
+
+/// Sends cases a judgement needs beyond a case's three requests, and reads
+/// their replies: `Ok` with fewer replies than cases when they cannot be
+/// had (the process broke on an earlier case still in flight, which is
+/// told in that case's turn).
+type More<'a> = dyn FnMut(&[&Case]) -> Result<Vec<Reply>, Fault> + 'a;
 
 /// A reply that carried the outcome expected of it, `expected`: that
 /// outcome, parsed.
@@ -1101,12 +1136,18 @@ impl Sent {
         self.marked.within(&mut self.case, f)
     }
 
-    /// The case, the marked sibling, or the canary sibling, copied.
+    /// The case, the marked sibling, the canary sibling, the
+    /// exposure-alone sibling or the repeat of the case
+    /// ([`Sent::exposure_alone`]), copied.
     fn sibling(&mut self, i: usize) -> Case {
         match i {
-            0 => self.case.clone(),
             1 => self.with_marked(Case::clone),
-            _ => self.canary.case.clone(),
+            2 => self.canary.case.clone(),
+            3 => Case {
+                exposed: flip(self.case.exposed),
+                calls: self.case.calls.clone(),
+            },
+            _ => self.case.clone(),
         }
     }
 
@@ -1192,7 +1233,12 @@ impl Sent {
     /// the reference outcomes is held by `tests/catalogue.rs`: `serve
     /// --variant key-order` prints each in other bytes, so each is parsed
     /// and judged, and must show no divergence and no warning.
-    fn judge(&mut self, replies: Read, options: Options) -> Result<Examined, Fault> {
+    fn judge(
+        &mut self,
+        replies: Read,
+        options: Options,
+        more: &mut More<'_>,
+    ) -> Result<Examined, Fault> {
         // The floors are read once, for the zone and for the tally. No
         // payload of a case written in a sixth of the payload floor can be
         // over a byte floor, and such a case's payloads are not measured.
@@ -1213,7 +1259,7 @@ impl Sent {
                 });
             }
         };
-        self.judge_outcomes(replies, floors, options)
+        self.judge_outcomes(replies, floors, options, more)
     }
 
     /// Judges the three replies together, parsed.
@@ -1222,6 +1268,7 @@ impl Sent {
         replies: Vec<Reply>,
         floors: Vec<String>,
         options: Options,
+        more: &mut More<'_>,
     ) -> Result<Examined, Fault> {
         let over_floors = !floors.is_empty();
         let zone = model::zone_of(model::shape_reasons(&self.case), floors);
@@ -1277,17 +1324,18 @@ impl Sent {
             (1, 0)
         };
         // The port is judged on one run: on the case itself when both runs
-        // deliver the same, else on the run with the port exposed, and the
-        // difference is charged to ¶4 on the other.
+        // deliver the same, or when the difference is not the exposure's;
+        // else on the run with the port exposed, and the difference is
+        // charged to ¶4 on the exposure-alone sibling that has it hidden.
+        let mut per_run: [Vec<Violation>; 5] = Default::default();
         let differs = delivery_differs(
             &runs,
             shown,
             hidden,
             [self.case.exposed, flip(self.case.exposed)],
         )
-        .filter(|_| !self.delivers_while_hidden(&runs[2]));
+        .and_then(|_| self.exposure_alone(more, &mut runs));
         let port_run = if differs.is_some() { shown } else { 0 };
-        let mut per_run: [Vec<Violation>; 3] = Default::default();
         for run in [port_run, 1 - port_run] {
             for (i, v) in judgements[run].violations.iter().enumerate() {
                 let about_port = judgements[run].port.contains(&i);
@@ -1301,7 +1349,9 @@ impl Sent {
                 }
             }
         }
-        per_run[hidden].extend(differs);
+        if let Some((run, violation)) = differs {
+            per_run[run].push(violation);
+        }
         // The marked sibling's calls are the case's, by id.
         let calls = &self.case.calls;
         let prose = [
@@ -1332,15 +1382,47 @@ impl Sent {
         })
     }
 
-    /// Whether the canary sibling's outcome, with the port hidden as one of
-    /// the first two runs had it, carries the port and as many artifacts
-    /// as its reference outcome: then the port hidden that way delivers.
-    fn delivers_while_hidden(&self, canary: &Value) -> bool {
-        let expected = model::outcome(&self.canary.case).tool_artifacts.len();
-        canary
-            .get("tool_artifacts")
-            .and_then(Value::as_array)
-            .is_some_and(|a| expected > 0 && a.len() >= expected)
+    /// ¶4 on the siblings that change the exposure and nothing else, sent
+    /// when the case and its marked sibling deliver differently: the case
+    /// with its exposure flipped (3, the *exposure-alone* sibling), then
+    /// the case again (4, a repeat of the identical request). The two
+    /// differ in the exposure alone, and were sent one after the other, so
+    /// a difference between them is the exposure's: the ¶4 violation, and
+    /// the run it is charged to (whichever of 3 and 4 has the port
+    /// hidden). When they deliver the same, the first two runs differed by
+    /// something else (the markers, a cache, an artifact delivered once
+    /// and not again, which the repeat shows too) and `None`: each run is
+    /// judged on its own. So is it when their replies cannot be had, or one
+    /// is not an outcome: nothing is charged to ¶4 that two outcomes do not
+    /// show.
+    fn exposure_alone(
+        &self,
+        more: &mut More<'_>,
+        runs: &mut Vec<Value>,
+    ) -> Option<(usize, Violation)> {
+        let alone = Case {
+            exposed: flip(self.case.exposed),
+            calls: self.case.calls.clone(),
+        };
+        let replies = more(&[&alone, &self.case]).ok()?;
+        for reply in replies {
+            match reply {
+                Reply::Outcome(o) => runs.push(o),
+                _ => return None,
+            }
+        }
+        if runs.len() < 5 {
+            return None;
+        }
+        // Of runs 3 and 4, by their place among the two.
+        let (shown, hidden) = if self.case.exposed == Some(true) {
+            (1, 0)
+        } else {
+            (0, 1)
+        };
+        let exposures = [flip(self.case.exposed), self.case.exposed];
+        let differs = delivery_differs(&runs[3..5], shown, hidden, exposures)?;
+        Some((3 + hidden, differs))
     }
 
     /// The vector of an `errored` reply to sibling `i`, if it counts: on a
@@ -2317,7 +2399,13 @@ mod tests {
             let measured = !model::floor_reasons(&case, &model::encoded_len).is_empty();
             let mut sent = Sent::new(case, ProseMode::DataOnly);
             sent.written = Some(serde_json::to_vec(&sent.case).unwrap().len());
-            let judged = sent.judge(Read::AsExpected, Options::default()).unwrap();
+            let judged = sent
+                .judge(
+                    Read::AsExpected,
+                    Options::default(),
+                    &mut |_| Ok(Vec::new()),
+                )
+                .unwrap();
             assert_eq!(
                 judged.over_floors,
                 measured,

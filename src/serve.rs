@@ -40,6 +40,13 @@ pub enum Fault {
     HiddenDrops,
     /// Strips the `tool_artifacts` port from the outcome while it is hidden.
     StripHidden,
+    /// Drops the artifacts made to be seen (`image`, `file`, `chart`)
+    /// while the port is hidden, "since no one will see them", and
+    /// delivers the rest: delivery that depends on the exposure through
+    /// the content (breaks `RT-TOOL-3 ¶4`; a sibling with other content
+    /// delivers every artifact while hidden, so only a sibling that
+    /// changes the exposure alone names it).
+    HiddenDropsMedia,
     /// Keeps entries whose `payload` is not an object.
     KeepMalformed,
     /// Keeps the artifacts of failed calls.
@@ -283,9 +290,8 @@ impl Fault {
             | FailedErrorProse | ReservedInProse | StringifyResult | ResultMinusArtifacts
             | ArtifactsWhenEmpty | MergedProse | ResourceLinkProse | MetaProse
             | FrameworkTextProse | ProseCacheById => Some(Clause::ProseFromData),
-            HiddenDrops | StripHidden | DropWhenAuthorHides | DropWhenUndecided => {
-                Some(Clause::DeliveryRegardless)
-            }
+            HiddenDrops | StripHidden | HiddenDropsMedia | DropWhenAuthorHides
+            | DropWhenUndecided => Some(Clause::DeliveryRegardless),
             KeepMalformed | KeepFailed | TruthySuccess | KeepEmptyType | TypeofObject
             | ErrorMeansFailure | LiftUnfiltered => Some(Clause::Filter),
             DropOverCount | ErrorOverFloors | StopAtOversize => Some(Clause::Bounds),
@@ -792,6 +798,9 @@ pub fn outcome(case: &Case, fault: Option<Fault>) -> Value {
             }
         }
         Some(Fault::HiddenDrops) if hidden => outcome.tool_artifacts.clear(),
+        Some(Fault::HiddenDropsMedia) if hidden => outcome
+            .tool_artifacts
+            .retain(|a| !matches!(a.kind.as_str(), "image" | "file" | "chart")),
         _ => {}
     }
     let mut value = serde_json::to_value(&outcome).unwrap_or(Value::Null);

@@ -120,6 +120,83 @@ fn a_failed_calls_error_in_its_prose_breaks_only_the_letter() {
     caught("failed-error-prose", "RT-TOOL-3 ¶3", &["--prose", "letter"]);
 }
 
+/// ¶4 is judged on siblings that change the exposure and nothing else.
+/// A runtime that drops only the artifacts made to be seen while the port
+/// is hidden delivers every canary of the canary sibling (another type),
+/// so only a sibling with the case's own content and the exposure flipped
+/// shows the exposure at work: named ¶4 by the generated cases alone, and
+/// its message names the artifact and the call. A runtime whose delivery
+/// depends on what it delivered before (an artifact de-duplicated across
+/// runs) shows the same difference on a repeat of the identical request:
+/// that is not the exposure's, and is named by what the outcomes show, ¶1
+/// (or RT-TOOL-6 on a case over the floors alone), never ¶4.
+#[test]
+fn delivery_is_judged_on_a_sibling_that_changes_the_exposure_alone() {
+    caught("hidden-drops-media", "RT-TOOL-3 ¶4", &["--no-vectors"]);
+    let (out, _, dir) = diff(
+        "hidden-drops-media-message",
+        &["--cases", "256", "--seed", "8", "--json", "--no-vectors"],
+        &["--fault", "hidden-drops-media"],
+    );
+    let report: Value = rt_tool_3::wire::parse(&out.stdout).expect("a JSON report");
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    let minimal = &report["divergences"][0]["minimal"];
+    let vectors = minimal.as_array().expect("minimal vectors");
+    assert!(!vectors.is_empty(), "{report:#}");
+    for vector in vectors {
+        let case = &vector["case"];
+        let hidden = case["exposed"] != true;
+        assert!(
+            hidden,
+            "¶4 is charged to the run with the port hidden: {vector:#}"
+        );
+        let description = vector["description"].as_str().expect("a description");
+        let calls = case["calls"].as_array().expect("calls");
+        // Which artifact, of which call.
+        let named = calls.iter().any(|call| {
+            let id = serde_json::to_string(&call["tool_call_id"]).expect("an id");
+            description.contains(&format!("artifact of call {id} is delivered with exposed"))
+        });
+        let media = ["image", "file", "chart"]
+            .iter()
+            .any(|t| description.contains(&format!("the \"{t}\" artifact")));
+        assert!(named && media, "{description}");
+        // The vector's case is sent as it is: no marker, no canary.
+        assert!(!case.to_string().contains("MARKER"), "{case}");
+        assert!(!case.to_string().contains("CANARY"), "{case}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+    for seed in ["1", "2", "3"] {
+        let (out, _, dir) = diff(
+            &format!("dedupe-across-runs-{seed}"),
+            &["--cases", "256", "--seed", seed, "--json", "--no-vectors"],
+            &["--fault", "dedupe-across-runs"],
+        );
+        let report: Value = rt_tool_3::wire::parse(&out.stdout).expect("a JSON report");
+        assert_eq!(out.status.code(), Some(1), "{report}");
+        let signatures: Vec<&Value> = report["divergences"]
+            .as_array()
+            .expect("divergences")
+            .iter()
+            .map(|d| &d["signature"])
+            .collect();
+        // ¶1; a case over the floors alone may cite RT-TOOL-6 (only what
+        // a bound may drop is missing); never ¶4.
+        assert!(
+            signatures.contains(&&serde_json::json!(["RT-TOOL-3 ¶1"])),
+            "seed {seed}: {report:#}"
+        );
+        assert!(
+            signatures
+                .iter()
+                .all(|s| *s == &serde_json::json!(["RT-TOOL-3 ¶1"])
+                    || *s == &serde_json::json!(["RT-TOOL-6"])),
+            "seed {seed}: {signatures:?}"
+        );
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
 /// Ways to meet the rule other than the reference's pass: lifting the
 /// reserved key's entries off `data` onto the port.
 #[test]
@@ -219,7 +296,7 @@ fn caught(fault: &str, clause: &str, extra: &[&str]) {
     args.push(&standing_path);
     args.extend(extra);
     let (out, _, dir) = diff(fault, &args, &["--fault", fault]);
-    let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    let report: Value = rt_tool_3::wire::parse(&out.stdout).expect("a JSON report");
     assert_eq!(out.status.code(), Some(1), "{fault}: {report}");
     let divergences = report["divergences"].as_array().expect("divergences");
     assert_eq!(
@@ -232,7 +309,7 @@ fn caught(fault: &str, clause: &str, extra: &[&str]) {
         serde_json::json!([clause]),
         "{fault}"
     );
-    let saved: Value = serde_json::from_slice(
+    let saved: Value = rt_tool_3::wire::parse(
         &std::fs::read(dir.join("rt-tool-3-divergences.json")).expect("saved vectors"),
     )
     .expect("saved JSON");

@@ -348,9 +348,8 @@ impl Fault {
             | MetaProse | FrameworkTextProse => &[Code::ProseCanary],
             CountInProse | ProseCacheById => &[Code::ProseChanged],
             SwapProse | MergedProse => &[Code::ProseOfAnotherCall],
-            HiddenDrops | StripHidden | DropWhenAuthorHides | DropWhenUndecided => {
-                &[Code::DeliveryDependsOnExposure]
-            }
+            HiddenDrops | StripHidden | HiddenDropsMedia | DropWhenAuthorHides
+            | DropWhenUndecided => &[Code::DeliveryDependsOnExposure],
             KeepMalformed | KeepFailed | TruthySuccess | KeepEmptyType | TypeofObject
             | ErrorMeansFailure | LiftUnfiltered => &[Code::DroppedEntryDelivered],
             DropOverCount | StopAtOversize => &[Code::DroppedWithinBounds],

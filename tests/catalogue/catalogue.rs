@@ -14,10 +14,9 @@
 //! printed and written to `target/tmp/kill-table.md`.
 
 use std::collections::BTreeSet;
-use std::io::Read;
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use clap::ValueEnum;
 use rt_tool_3::code::Code;
@@ -26,7 +25,7 @@ use rt_tool_3::serve::{Fault, Variant};
 use rt_tool_3::wire::Case;
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_rt-tool-3");
+use crate::support::{self, BIN};
 
 /// The seeds every fault and every variant is run on.
 const SEEDS: std::ops::RangeInclusive<u64> = 1..=10;
@@ -46,7 +45,7 @@ const WATCHDOG: Duration = Duration::from_secs(300);
 /// run in `dir`, killed after [`WATCHDOG`].
 fn diff(dir: &std::path::Path, args: &[&str], serve: &[&str]) -> (Option<i32>, Vec<u8>) {
     std::fs::create_dir_all(dir).expect("a directory to run in");
-    let mut child = Command::new(BIN)
+    let child = Command::new(BIN)
         .current_dir(dir)
         .arg("diff")
         .args(args)
@@ -56,25 +55,9 @@ fn diff(dir: &std::path::Path, args: &[&str], serve: &[&str]) -> (Option<i32>, V
         .stderr(Stdio::null())
         .spawn()
         .expect("diff starts");
-    let mut stdout = child.stdout.take().expect("stdout");
-    let reader = std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let _ = stdout.read_to_end(&mut bytes);
-        bytes
-    });
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("diff is waited for") {
-            break status;
-        }
-        if started.elapsed() > WATCHDOG {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("diff {args:?} against serve {serve:?} still running after {WATCHDOG:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    (status.code(), reader.join().expect("stdout read"))
+    let what = format!("diff {args:?} against serve {serve:?}");
+    let out = support::watch(child, WATCHDOG, &what);
+    (out.status.code(), out.stdout)
 }
 
 /// Runs `job` on every item, on as many threads as the machine has cores:
@@ -391,22 +374,7 @@ fn variant_name(variant: Variant) -> String {
 /// The server's reply to `lines` (after `start`) with `serve_args`: its
 /// stdout and stderr.
 fn serve(serve_args: &[&str], lines: &str) -> (String, String) {
-    let mut child = Command::new(BIN)
-        .arg("serve")
-        .args(serve_args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("serve starts");
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(lines.as_bytes())
-        .expect("requests written");
-    let out = child.wait_with_output().expect("serve ends");
+    let out = support::serve(serve_args, lines.as_bytes());
     (
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),

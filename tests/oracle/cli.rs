@@ -1,29 +1,12 @@
 //! The command line as users and scripts see it: exit codes, one-line errors,
 //! nothing partial on stdout.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Output, Stdio};
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
 
 use rt_tool_3::wire::Case;
 
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rt-tool-3"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary starts");
-    let mut pipe = child.stdin.take().expect("stdin is piped");
-    let input = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        // The binary may refuse early and close its end; that is not our failure.
-        let _ = pipe.write_all(&input);
-    });
-    let out = child.wait_with_output().expect("the binary ends");
-    writer.join().expect("the writer ends");
-    out
-}
+use crate::support::{self, run};
 
 /// An invalid case: exit 2, nothing on stdout, one line on stderr that
 /// contains `needle`.
@@ -1685,9 +1668,9 @@ fn the_reports_structure() {
     let run = rt_tool_3::report::Run::of(&report, &standing, None).expect("the run");
     let version = |text: String| text.replace(env!("CARGO_PKG_VERSION"), "[version]");
     // In a folder of their own: every snapshot directly in `snapshots/`
-    // is an example verdict's (`tests/verdicts.rs`).
+    // is an example verdict's (`tests/rule/verdicts.rs`).
     insta::with_settings!({
-        snapshot_path => "../snapshots/reports",
+        snapshot_path => "../../snapshots/reports",
         prepend_module_to_snapshot => false,
         omit_expression => true,
     }, {
@@ -1776,8 +1759,7 @@ fn max_input_bytes_moves_the_bound() {
     );
 }
 
+/// A fresh directory for one test of the command line.
 fn tempdir(what: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("rt-tool-3-cli-{what}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
+    support::tempdir(&format!("cli-{what}"))
 }

@@ -21,7 +21,7 @@ fn check(example: &Example) {
     });
     let text = serde_json::to_string_pretty(&verdict).expect("a verdict encodes");
     insta::with_settings!({
-        snapshot_path => "../snapshots",
+        snapshot_path => "../../snapshots",
         prepend_module_to_snapshot => false,
         description => example.description.as_str(),
         omit_expression => true,

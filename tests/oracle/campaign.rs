@@ -9,14 +9,11 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_rt-tool-3");
+use crate::support::{self, BIN};
 
 /// A fresh directory for one test.
 fn dir(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("rt-tool-3-campaign-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
+    support::tempdir(&format!("campaign-{name}"))
 }
 
 /// `diff ARGS -- rt-tool-3 serve SERVE`, run in `dir`.

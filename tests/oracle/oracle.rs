@@ -1,28 +1,25 @@
 //! The oracle end to end: `diff` against `serve`, conforming and with a
 //! seeded fault, caught and attributed to its clause with its standing
-//! (every clause fault on ten seeds is `tests/catalogue.rs`); process faults
+//! (every clause fault on ten seeds is `tests/catalogue/`); process faults
 //! end with exit 2, one line naming the case, within the timeout.
 
-use std::io::Read;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_rt-tool-3");
+use crate::support::{self, BIN};
 
-/// Runs `diff` against `serve` with `serve_args`, from a fresh directory.
-/// A `diff` still running after [`WATCHDOG`] is killed and the test fails:
-/// a stuck oracle must show up as a failure, not as a stuck test suite.
+/// Runs `diff` against `serve` with `serve_args`, from a fresh directory,
+/// under the watchdog ([`WATCHDOG`]).
 fn diff(
     name: &str,
     diff_args: &[&str],
     serve_args: &[&str],
 ) -> (Output, Duration, std::path::PathBuf) {
-    let dir = std::env::temp_dir().join(format!("rt-tool-3-oracle-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = support::tempdir(&format!("oracle-{name}"));
     let started = Instant::now();
-    let mut child = Command::new(BIN)
+    let child = Command::new(BIN)
         .current_dir(&dir)
         .arg("diff")
         .args(diff_args)
@@ -34,33 +31,8 @@ fn diff(
         .stderr(Stdio::piped())
         .spawn()
         .expect("diff runs");
-    let read = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_end(&mut bytes);
-            }
-            bytes
-        })
-    };
-    let stdout = read(child.stdout.take().map(|p| Box::new(p) as _));
-    let stderr = read(child.stderr.take().map(|p| Box::new(p) as _));
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("diff waits") {
-            break status;
-        }
-        if started.elapsed() > WATCHDOG {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{name}: diff still running after {WATCHDOG:?}: {diff_args:?} against serve {serve_args:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let out = Output {
-        status,
-        stdout: stdout.join().expect("stdout read"),
-        stderr: stderr.join().expect("stderr read"),
-    };
+    let what = format!("{name}: diff {diff_args:?} against serve {serve_args:?}");
+    let out = support::watch(child, WATCHDOG, &what);
     (out, started.elapsed(), dir)
 }
 

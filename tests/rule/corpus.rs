@@ -3,7 +3,7 @@
 //! `cargo test` on stable, without a fuzzer; and the corpus kept within its
 //! budget (`tests/fuzz/README.md`).
 
-#[path = "fuzz/checks.rs"]
+#[path = "../fuzz/checks.rs"]
 mod checks;
 
 use std::path::{Path, PathBuf};

@@ -8,7 +8,7 @@ use rt_tool_3::judge::{judge, Options, ProseMode};
 use serde_json::Value;
 
 fn command(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_rt-tool-3"))
+    let out = Command::new(crate::support::BIN)
         .args(args)
         .output()
         .expect("runs");

@@ -1,0 +1,12 @@
+//! The model, the judge and the wire contract, in process: the binary
+//! `.ci/mutants` holds every mutant of `src/model.rs`, `src/judge.rs` and
+//! `src/wire.rs` to (`cargo test --test model`).
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod complexity;
+mod judge;
+mod model;
+mod vectors;
+mod wire;

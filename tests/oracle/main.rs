@@ -1,0 +1,10 @@
+//! The oracle as users run it, one process or more: the command line,
+//! `diff` against `serve` (conforming, faulty, stuck), campaigns and shards.
+//! The full fault catalogue is `tests/catalogue/`, run by `.ci/run`.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod campaign;
+mod cli;
+mod oracle;

@@ -1432,9 +1432,9 @@ struct LeakScan<'c> {
     windows: Vec<&'c [u8]>,
     /// For each window, the candidate that is that window whole, if one is.
     whole_of: Vec<Option<usize>>,
-    /// For each window, the candidates longer than it that start with it:
-    /// found where the window is, then compared there in place.
-    longer: Vec<Vec<usize>>,
+    /// For each window, the candidates longer than it that start with it,
+    /// as a trie: found where the window is, then walked there in place.
+    longer: Vec<Trie>,
     /// The automaton over `windows`, so its size does not grow with a
     /// candidate's length; `None` only if it could not be built (then the
     /// texts are searched string by string).
@@ -1523,16 +1523,16 @@ impl<'c> LeakScan<'c> {
             let w = *window_ids.entry(window).or_insert_with(|| {
                 scan.windows.push(window);
                 scan.whole_of.push(None);
-                scan.longer.push(Vec::new());
+                scan.longer.push(Trie::default());
                 scan.windows.len() - 1
             });
             if window.len() == string.len() {
                 scan.whole_of[w] = Some(id);
             } else {
-                scan.longer[w].push(id);
+                scan.longer[w].insert(id, &scan.strings);
             }
         }
-        scan.long = scan.longer.iter().any(|l| !l.is_empty());
+        scan.long = scan.longer.iter().any(|l| !l.nodes.is_empty());
         if !scan.windows.is_empty() {
             tally(|w| w.built += scan.windows.iter().map(|w| w.len() as u64).sum::<u64>());
             scan.automaton = NFA::new(&scan.windows).ok();
@@ -1736,8 +1736,8 @@ impl<'s, 'c> Text<'s, 'c> {
                     let group = *self.long_at.entry(state).or_insert_with(|| {
                         let w = (0..automaton.match_len(state))
                             .map(|m| automaton.match_pattern(state, m).as_usize())
-                            .find(|&w| !scan.longer[w].is_empty())?;
-                        groups.push(Group::new(&scan.longer[w]));
+                            .find(|&w| !scan.longer[w].nodes.is_empty())?;
+                        groups.push(Group::new(w, &scan.longer[w]));
                         Some(groups.len() - 1)
                     });
                     self.last = Some((state, group));
@@ -1751,26 +1751,34 @@ impl<'s, 'c> Text<'s, 'c> {
         self.state = Some(state);
     }
 
-    /// Compares each candidate of `group` not found yet with `text` where
-    /// its window starts, `at`.
+    /// Walks the trie of `group`'s window along `text` where the window
+    /// starts, `at`, finding each candidate the text holds there.
     ///
-    /// Comparing each candidate afresh at each place would read the text
+    /// Walking from the window afresh at each place would read the text
     /// again and again where it repeats: `n` candidates that share a long
     /// prefix with a text that repeats it meet their window at every
-    /// period. So each window remembers where it was last compared and how
-    /// far each candidate agreed there. Where the text from here on
-    /// repeats what it held one step back (the step between the two
-    /// places), over as far as any candidate agreed, every candidate agrees
-    /// as far as before and no more: nothing is read but that repeat,
-    /// checked once for the whole text. Where the repeat breaks, `j` bytes
-    /// on, a candidate that agreed less than `j` agrees as before, one that
-    /// agreed more now agrees `j`, and only one that agreed exactly `j` is
-    /// compared on from the break (where the window is first met, every
-    /// candidate, from its start).
+    /// period. So each window remembers where it was last met and the path
+    /// its walk took. Where the text from here on repeats what it held one
+    /// step back (the step between the two places), over as far as the
+    /// walk went, the walk would go the same way and find nothing new:
+    /// nothing is read but that repeat, checked once for the whole text.
+    /// Where the repeat breaks, `j` bytes on, the walk goes the same way
+    /// for `j` bytes, and goes on from there, in the node that holds byte
+    /// `j`. A trie, not a list: the candidates that agree with the text
+    /// for `j` bytes are those below one node, so what is looked at is the
+    /// path, not every candidate (`n` candidates of a window and a text
+    /// that meets it `m` times, its repeat broken at each meeting, cost
+    /// `n·m` with a list).
+    ///
+    /// Worked example: candidates `W+"ab"` and `W+"ac"` (W the window) are
+    /// a root edge `"a"` with children `b` and `c`; a text `W+"ax"+W+"ac"`
+    /// walks `a` then stops at `x`, then at the second meeting repeats `a`
+    /// (one byte of repeat, checked), resumes in the root edge after it,
+    /// takes child `c` and finds `W+"ac"`.
     fn compare(&mut self, group: usize, text: &[u8], at: usize) {
-        let strings = &self.scan.strings;
-        let group = &mut self.groups[group];
-        if group.members.is_empty() {
+        let (strings, group) = (&self.scan.strings, &mut self.groups[group]);
+        let trie = &self.scan.longer[group.window];
+        if group.left == 0 {
             return;
         }
         let j = match group.at.replace(at) {
@@ -1787,36 +1795,42 @@ impl<'s, 'c> Text<'s, 'c> {
                 let step_back = from - (at - before);
                 let to = from + common_prefix(&text[from..], &text[step_back..]);
                 group.repeats_to = to;
-                // Every candidate agrees as far as before, where the repeat
-                // goes past the byte each stopped at.
+                // The walk goes as before, where the repeat goes past the
+                // byte it stopped at.
                 if to > at + group.reach {
                     return;
                 }
                 to - at
             }
         };
-        // Each candidate is looked at.
-        tally(|work| work.scanned += group.members.len() as u64);
-        let found = &mut self.found;
-        group.members.retain_mut(|(s, same)| {
-            if *same > j {
-                *same = j;
-            } else if *same == j {
-                let string = strings[*s].0.as_bytes();
-                *same = j + common_prefix(&string[j..], &text[at + j..]);
-                if *same == string.len() {
-                    found.push(*s);
-                    return false;
-                }
+        // The walk as far as the text repeats it: the root, and the nodes
+        // it passed that start before byte `j` (one that starts at `j` was
+        // taken for the byte there, which the text no longer holds).
+        let mut depth = j.max(WINDOW);
+        let kept = group
+            .path
+            .partition_point(|&node| trie.nodes[node].start < depth);
+        group.path.truncate(kept.max(1));
+        let text = &text[at..];
+        loop {
+            let node = *group.path.last().expect("the root at least");
+            let Node { end, string, .. } = trie.nodes[node];
+            let edge = strings[string].0.as_bytes().get(depth..end).unwrap_or(&[]);
+            depth += common_prefix(edge, text.get(depth..).unwrap_or(&[]));
+            if depth < end {
+                break;
             }
-            true
-        });
-        group.reach = group
-            .members
-            .iter()
-            .map(|&(_, same)| same)
-            .max()
-            .unwrap_or(0);
+            if trie.nodes[node].whole && !std::mem::replace(&mut group.found[node], true) {
+                self.found.push(string);
+                group.left -= 1;
+            }
+            let Some(&byte) = text.get(depth) else { break };
+            let Some(child) = trie.child(node, byte) else {
+                break;
+            };
+            group.path.push(child);
+        }
+        group.reach = depth;
     }
 
     /// The candidate strings found in the text (in no order, maybe twice).
@@ -1833,27 +1847,130 @@ impl<'s, 'c> Text<'s, 'c> {
     }
 }
 
-/// The candidates of one window not found yet in a text, and where the
-/// window was last met ([`Text::compare`]).
+/// The candidates of one window longer than it, as a trie over their
+/// bytes after the window: each node an edge of bytes, read from one of the
+/// candidates it leads to (`string`, from `start` to `end`), and its
+/// children by their first byte. Built one candidate at a time, each read
+/// once: linear in their bytes, whatever they share.
+#[derive(Default)]
+struct Trie {
+    /// The root (all of them, from the window's end) first.
+    nodes: Vec<Node>,
+}
+
+/// One edge of a [`Trie`].
+#[derive(Clone)]
+struct Node {
+    /// Where the edge starts and ends in `string`'s bytes.
+    start: usize,
+    end: usize,
+    /// A candidate the edge is part of; the one it ends, when `whole`.
+    string: usize,
+    /// Whether a candidate ends where the edge does.
+    whole: bool,
+    /// The children, by the first byte of each, in order.
+    children: Vec<(u8, usize)>,
+}
+
+impl Trie {
+    /// Adds candidate `s` of `strings`, which starts with the window.
+    fn insert(&mut self, s: usize, strings: &[(&str, usize)]) {
+        let bytes = strings[s].0.as_bytes();
+        let leaf = |start: usize| Node {
+            start,
+            end: bytes.len(),
+            string: s,
+            whole: true,
+            children: Vec::new(),
+        };
+        if self.nodes.is_empty() {
+            self.nodes.push(leaf(WINDOW));
+            return;
+        }
+        let (mut node, mut depth) = (0, WINDOW);
+        loop {
+            let Node { end, string, .. } = self.nodes[node];
+            let edge = &strings[string].0.as_bytes()[depth..end];
+            depth += common_prefix(edge, &bytes[depth..]);
+            if depth < end {
+                // The candidate leaves the edge (or ends) inside it: the
+                // edge splits there, its rest a child of its own.
+                let mut rest = self.nodes[node].clone();
+                rest.start = depth;
+                let rest_at = self.nodes.len();
+                let first = strings[string].0.as_bytes()[depth];
+                self.nodes.push(rest);
+                let cut = &mut self.nodes[node];
+                cut.end = depth;
+                cut.whole = depth == bytes.len();
+                cut.string = s;
+                cut.children = vec![(first, rest_at)];
+                if depth < bytes.len() {
+                    self.add_child(node, bytes[depth], leaf(depth));
+                }
+                return;
+            }
+            if depth == bytes.len() {
+                let ends = &mut self.nodes[node];
+                ends.whole = true;
+                ends.string = s;
+                return;
+            }
+            match self.child(node, bytes[depth]) {
+                Some(child) => node = child,
+                None => return self.add_child(node, bytes[depth], leaf(depth)),
+            }
+        }
+    }
+
+    /// The child of `node` whose edge starts with `byte`.
+    fn child(&self, node: usize, byte: u8) -> Option<usize> {
+        let children = &self.nodes[node].children;
+        let at = children.binary_search_by_key(&byte, |&(b, _)| b).ok()?;
+        Some(children[at].1)
+    }
+
+    fn add_child(&mut self, node: usize, byte: u8, child: Node) {
+        let at = self.nodes.len();
+        self.nodes.push(child);
+        let children = &mut self.nodes[node].children;
+        let i = children.partition_point(|&(b, _)| b < byte);
+        children.insert(i, (byte, at));
+    }
+}
+
+/// A window met in a text: its trie's nodes found in this text (each
+/// candidate is found once), and where the window was last met and the
+/// path its walk took there ([`Text::compare`]).
 struct Group {
-    /// Each candidate, and how many of its bytes the text held from `at`.
-    members: Vec<(usize, usize)>,
+    /// The window, in [`LeakScan::longer`].
+    window: usize,
+    /// For each node of the trie, whether its candidate was found.
+    found: Vec<bool>,
+    /// How many of the window's candidates are not found yet.
+    left: usize,
     /// Where the window was last met, once it was.
     at: Option<usize>,
     /// From `at` up to here, each byte of the text is the one the step
     /// between the last two meetings before it.
     repeats_to: usize,
-    /// The most bytes any candidate agreed with the text from `at`.
+    /// The nodes the last walk passed, from the root.
+    path: Vec<usize>,
+    /// Where the last walk stopped, from `at`: no candidate agreed with
+    /// the text further.
     reach: usize,
 }
 
 impl Group {
-    /// The candidates `longer` of a window not met yet.
-    fn new(longer: &[usize]) -> Group {
+    /// The window `window`, with trie `trie`, not met yet.
+    fn new(window: usize, trie: &Trie) -> Group {
         Group {
-            members: longer.iter().map(|&s| (s, 0)).collect(),
+            window,
+            found: vec![false; trie.nodes.len()],
+            left: trie.nodes.iter().filter(|n| n.whole).count(),
             at: None,
             repeats_to: 0,
+            path: vec![0],
             reach: 0,
         }
     }

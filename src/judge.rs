@@ -1825,7 +1825,11 @@ impl<'s, 'c> Text<'s, 'c> {
                 group.left -= 1;
             }
             let Some(&byte) = text.get(depth) else { break };
-            let Some(child) = trie.child(node, byte) else {
+            // A child starts where its parent ends: the walk moves on.
+            let Some(child) = trie
+                .child(node, byte)
+                .filter(|&c| trie.nodes[c].start == depth)
+            else {
                 break;
             };
             group.path.push(child);

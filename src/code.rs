@@ -13,8 +13,6 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::judge::Clause;
-
 macro_rules! codes {
     ($(
         $variant:ident = $name:literal, $clause:ident, $kind:ident,
@@ -388,4 +386,128 @@ pub fn markdown() -> String {
         ));
     }
     out
+}
+
+/// What a finding cites: a paragraph of RT-TOOL-3, a neighbouring rule the
+/// clauses rely on, or the wire contract itself.
+///
+/// The specification cites a clause by paragraph, `RT-TOOL-3 ¶1` … `¶4`
+/// (the rule's id with a dotted item number would read as the id of
+/// another rule), and a neighbouring rule by its id. Every clause is named
+/// once, here.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+pub enum Clause {
+    /// ¶1: key by key, real call ids, every kept artifact once.
+    #[serde(rename = "RT-TOOL-3 ¶1")]
+    KeyByKey,
+    /// ¶2: not exposed by default.
+    #[serde(rename = "RT-TOOL-3 ¶2")]
+    NotExposedByDefault,
+    /// ¶3: prose from `data` alone.
+    #[serde(rename = "RT-TOOL-3 ¶3")]
+    ProseFromData,
+    /// ¶4: delivery regardless of exposure.
+    #[serde(rename = "RT-TOOL-3 ¶4")]
+    DeliveryRegardless,
+    /// RT-TOOL-2: malformed entries and calls that did not succeed surface
+    /// nothing.
+    #[serde(rename = "RT-TOOL-2")]
+    Filter,
+    /// RT-TOOL-6: what an implementation must still deliver above its
+    /// bounds, that an artifact whose payload does not encode is dropped
+    /// whole (never delivered altered), and that a run over them is not
+    /// failed.
+    #[serde(rename = "RT-TOOL-6")]
+    Bounds,
+    /// Not a rule: the outcome is not of the contract's shape (a missing
+    /// key, a wrong type, a message for no call or two for one).
+    #[serde(rename = "protocol")]
+    Protocol,
+}
+
+/// A [`Clause`] as structured JSON: `{"rule": "RT-TOOL-3", "paragraph": 1}`,
+/// `{"rule": "RT-TOOL-2", "paragraph": null}`, or both null for the
+/// contract.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Cite {
+    /// The rule's id, when a rule is broken.
+    pub rule: Option<&'static str>,
+    /// The paragraph of that rule, when the citation names one.
+    pub paragraph: Option<u8>,
+}
+
+impl Clause {
+    /// Every clause, in citation order.
+    pub const ALL: [Clause; 7] = [
+        Clause::KeyByKey,
+        Clause::NotExposedByDefault,
+        Clause::ProseFromData,
+        Clause::DeliveryRegardless,
+        Clause::Filter,
+        Clause::Bounds,
+        Clause::Protocol,
+    ];
+
+    /// The citation as the specification writes it: `RT-TOOL-3 ¶1`,
+    /// `RT-TOOL-2`; `protocol` for the contract.
+    pub fn id(self) -> &'static str {
+        match self {
+            Clause::KeyByKey => "RT-TOOL-3 ¶1",
+            Clause::NotExposedByDefault => "RT-TOOL-3 ¶2",
+            Clause::ProseFromData => "RT-TOOL-3 ¶3",
+            Clause::DeliveryRegardless => "RT-TOOL-3 ¶4",
+            Clause::Filter => "RT-TOOL-2",
+            Clause::Bounds => "RT-TOOL-6",
+            Clause::Protocol => "protocol",
+        }
+    }
+
+    /// What the clause asks, in a few words.
+    pub fn title(self) -> &'static str {
+        match self {
+            Clause::KeyByKey => {
+                "artifacts on their own port, built key by key with the call's real id"
+            }
+            Clause::NotExposedByDefault => "the port not exposed by default",
+            Clause::ProseFromData => "each call's prose from its own result's data alone",
+            Clause::DeliveryRegardless => "delivery regardless of exposure",
+            Clause::Filter => "malformed entries and calls that did not succeed surface nothing",
+            Clause::Bounds => {
+                "above the floors only what a bound may drop is missing, an artifact that does not encode is dropped, not altered, and the run is not failed"
+            }
+            Clause::Protocol => "the outcome has the contract's shape",
+        }
+    }
+
+    /// The citation, structured.
+    pub fn cite(self) -> Cite {
+        let (rule, paragraph) = match self {
+            Clause::KeyByKey => (Some(crate::RULE), Some(1)),
+            Clause::NotExposedByDefault => (Some(crate::RULE), Some(2)),
+            Clause::ProseFromData => (Some(crate::RULE), Some(3)),
+            Clause::DeliveryRegardless => (Some(crate::RULE), Some(4)),
+            Clause::Filter => (Some("RT-TOOL-2"), None),
+            Clause::Bounds => (Some("RT-TOOL-6"), None),
+            Clause::Protocol => (None, None),
+        };
+        Cite { rule, paragraph }
+    }
+}
+
+impl fmt::Display for Clause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
 }

@@ -39,133 +39,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::code;
-pub use crate::code::{Code, Place};
+pub use crate::code::{Cite, Clause, Code, Place};
 use crate::model::{self, Zone};
 use crate::wire::{self, kind, Call, Case, Message, Outcome, ToolArtifact};
-
-/// What a finding cites: a paragraph of RT-TOOL-3, a neighbouring rule the
-/// clauses rely on, or the wire contract itself.
-///
-/// The specification cites a clause by paragraph, `RT-TOOL-3 ¶1` … `¶4`
-/// (the rule's id with a dotted item number would read as the id of
-/// another rule), and a neighbouring rule by its id. Every clause is named
-/// once, here.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    schemars::JsonSchema,
-)]
-pub enum Clause {
-    /// ¶1: key by key, real call ids, every kept artifact once.
-    #[serde(rename = "RT-TOOL-3 ¶1")]
-    KeyByKey,
-    /// ¶2: not exposed by default.
-    #[serde(rename = "RT-TOOL-3 ¶2")]
-    NotExposedByDefault,
-    /// ¶3: prose from `data` alone.
-    #[serde(rename = "RT-TOOL-3 ¶3")]
-    ProseFromData,
-    /// ¶4: delivery regardless of exposure.
-    #[serde(rename = "RT-TOOL-3 ¶4")]
-    DeliveryRegardless,
-    /// RT-TOOL-2: malformed entries and calls that did not succeed surface
-    /// nothing.
-    #[serde(rename = "RT-TOOL-2")]
-    Filter,
-    /// RT-TOOL-6: what an implementation must still deliver above its
-    /// bounds, that an artifact whose payload does not encode is dropped
-    /// whole (never delivered altered), and that a run over them is not
-    /// failed.
-    #[serde(rename = "RT-TOOL-6")]
-    Bounds,
-    /// Not a rule: the outcome is not of the contract's shape (a missing
-    /// key, a wrong type, a message for no call or two for one).
-    #[serde(rename = "protocol")]
-    Protocol,
-}
-
-/// A [`Clause`] as structured JSON: `{"rule": "RT-TOOL-3", "paragraph": 1}`,
-/// `{"rule": "RT-TOOL-2", "paragraph": null}`, or both null for the
-/// contract.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-pub struct Cite {
-    /// The rule's id, when a rule is broken.
-    pub rule: Option<&'static str>,
-    /// The paragraph of that rule, when the citation names one.
-    pub paragraph: Option<u8>,
-}
-
-impl Clause {
-    /// Every clause, in citation order.
-    pub const ALL: [Clause; 7] = [
-        Clause::KeyByKey,
-        Clause::NotExposedByDefault,
-        Clause::ProseFromData,
-        Clause::DeliveryRegardless,
-        Clause::Filter,
-        Clause::Bounds,
-        Clause::Protocol,
-    ];
-
-    /// The citation as the specification writes it: `RT-TOOL-3 ¶1`,
-    /// `RT-TOOL-2`; `protocol` for the contract.
-    pub fn id(self) -> &'static str {
-        match self {
-            Clause::KeyByKey => "RT-TOOL-3 ¶1",
-            Clause::NotExposedByDefault => "RT-TOOL-3 ¶2",
-            Clause::ProseFromData => "RT-TOOL-3 ¶3",
-            Clause::DeliveryRegardless => "RT-TOOL-3 ¶4",
-            Clause::Filter => "RT-TOOL-2",
-            Clause::Bounds => "RT-TOOL-6",
-            Clause::Protocol => "protocol",
-        }
-    }
-
-    /// What the clause asks, in a few words.
-    pub fn title(self) -> &'static str {
-        match self {
-            Clause::KeyByKey => {
-                "artifacts on their own port, built key by key with the call's real id"
-            }
-            Clause::NotExposedByDefault => "the port not exposed by default",
-            Clause::ProseFromData => "each call's prose from its own result's data alone",
-            Clause::DeliveryRegardless => "delivery regardless of exposure",
-            Clause::Filter => "malformed entries and calls that did not succeed surface nothing",
-            Clause::Bounds => {
-                "above the floors only what a bound may drop is missing, an artifact that does not encode is dropped, not altered, and the run is not failed"
-            }
-            Clause::Protocol => "the outcome has the contract's shape",
-        }
-    }
-
-    /// The citation, structured.
-    pub fn cite(self) -> Cite {
-        let (rule, paragraph) = match self {
-            Clause::KeyByKey => (Some(crate::RULE), Some(1)),
-            Clause::NotExposedByDefault => (Some(crate::RULE), Some(2)),
-            Clause::ProseFromData => (Some(crate::RULE), Some(3)),
-            Clause::DeliveryRegardless => (Some(crate::RULE), Some(4)),
-            Clause::Filter => (Some("RT-TOOL-2"), None),
-            Clause::Bounds => (Some("RT-TOOL-6"), None),
-            Clause::Protocol => (None, None),
-        };
-        Cite { rule, paragraph }
-    }
-}
-
-impl fmt::Display for Clause {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.id())
-    }
-}
 
 /// One broken clause, said so a person can act on it.
 ///
@@ -1812,7 +1688,9 @@ impl<'s, 'c> Text<'s, 'c> {
             .partition_point(|&node| trie.nodes[node].start < depth);
         group.path.truncate(kept.max(1));
         let text = &text[at..];
-        loop {
+        // Each turn but the last goes down to a child, which holds a byte
+        // of the text at least: at most one turn a byte.
+        for _ in 0..=text.len() {
             let node = *group.path.last().expect("the root at least");
             let Node { end, string, .. } = trie.nodes[node];
             let edge = strings[string].0.as_bytes().get(depth..end).unwrap_or(&[]);
@@ -1825,11 +1703,7 @@ impl<'s, 'c> Text<'s, 'c> {
                 group.left -= 1;
             }
             let Some(&byte) = text.get(depth) else { break };
-            // A child starts where its parent ends: the walk moves on.
-            let Some(child) = trie
-                .child(node, byte)
-                .filter(|&c| trie.nodes[c].start == depth)
-            else {
+            let Some(child) = trie.child(node, byte) else {
                 break;
             };
             group.path.push(child);
@@ -1892,7 +1766,9 @@ impl Trie {
             return;
         }
         let (mut node, mut depth) = (0, WINDOW);
-        loop {
+        // Each turn but the last goes down to a child, which holds a byte
+        // of the candidate at least: at most one turn a byte.
+        for _ in 0..=bytes.len() {
             let Node { end, string, .. } = self.nodes[node];
             let edge = &strings[string].0.as_bytes()[depth..end];
             depth += common_prefix(edge, &bytes[depth..]);

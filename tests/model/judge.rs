@@ -1864,7 +1864,19 @@ fn the_findings_of_every_fault_fit_their_codes() {
     use clap::ValueEnum;
     use rt_tool_3::serve::{outcome, Fault};
     let mut seen = std::collections::BTreeSet::new();
-    for case in rt_tool_3::gen::cases(3).take(48) {
+    // The codes are a matter of which finding, not of size: the cases that
+    // weigh more than 64 KB (a payload near RT-TOOL-6's floor) are left to
+    // the tests of size, and would cost this sweep ten times its time where
+    // the crate is built unoptimised (for each mutant of `.ci/mutants`).
+    let light = |case: &Case| {
+        let weight: usize = case
+            .calls
+            .iter()
+            .map(|c| model::encoded_len(&c.result))
+            .sum();
+        weight <= 64_000
+    };
+    for case in rt_tool_3::gen::cases(3).filter(light).take(16) {
         for &fault in Fault::value_variants() {
             let observed = outcome(&case, Some(fault));
             for options in [

@@ -186,6 +186,11 @@ pub struct Report {
     pub fault: Option<FaultReport>,
     /// How many judged cases bore on each clause.
     pub tally: Tally,
+    /// How many skipped cases bore on each clause. A clause that only
+    /// skipped cases bore on is not shown, and the run does not conform: an
+    /// implementation that skips every case must not pass.
+    #[serde(default)]
+    pub skipped_tally: Tally,
 }
 
 impl Report {
@@ -210,6 +215,7 @@ impl Report {
             divergences: Vec::new(),
             fault: None,
             tally: Tally::default(),
+            skipped_tally: Tally::default(),
         }
     }
 }
@@ -286,6 +292,14 @@ pub struct VectorsRun {
     pub failed: Vec<String>,
     /// Their stream positions, in the same order.
     pub failed_positions: Vec<u64>,
+    /// The descriptions of those the implementation skipped: not passed,
+    /// and the run does not conform (every implementation owes each pinned
+    /// vector its outcome).
+    #[serde(default)]
+    pub skipped: Vec<String>,
+    /// Their stream positions, in the same order.
+    #[serde(default)]
+    pub skipped_positions: Vec<u64>,
 }
 
 /// A fault of the process under test, and the case that caused it.
@@ -347,7 +361,7 @@ const PIPELINE: usize = 16;
 
 /// What a worker found at one stream position.
 enum Examination {
-    /// Judged: the vectors if it diverged, and what it bore on.
+    /// Judged (or skipped): the vectors if it diverged, and what it bore on.
     Judged { examined: Examined, tally: Tally },
     /// The process faulted on it.
     Fault(FaultReport),
@@ -551,6 +565,10 @@ fn take_in_order(
                         report.vectors.failed.push(f.origin.clone());
                         report.vectors.failed_positions.push(position);
                     }
+                    if examined.skipped {
+                        report.vectors.skipped.push(f.origin.clone());
+                        report.vectors.skipped_positions.push(position);
+                    }
                 }
                 f.origin.clone()
             }
@@ -571,7 +589,11 @@ fn take_in_order(
                 place: w.place,
                 message: w.message,
             }));
-        report.tally.add(&tally);
+        if examined.skipped {
+            report.skipped_tally.add(&tally);
+        } else {
+            report.tally.add(&tally);
+        }
         progress(report.cases);
         let signature = signature(&examined.vectors);
         let known: BTreeSet<String> = report
@@ -764,9 +786,7 @@ fn worker<S: Strategy<Value = Case>>(
         let examination = match judged {
             Ok(examined) => {
                 let mut tally = Tally::default();
-                if !examined.skipped {
-                    tally.count_over(&next.sent.case, examined.over_floors);
-                }
+                tally.count_over(&next.sent.case, examined.over_floors);
                 Examination::Judged { examined, tally }
             }
             Err(fault) => {

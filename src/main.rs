@@ -937,7 +937,7 @@ fn conclude(
     if let Some(f) = stopped {
         return Err(Fail(f));
     }
-    Ok(if report.divergences.is_empty() {
+    Ok(if report.divergences.is_empty() && standing.shown() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
@@ -1031,11 +1031,29 @@ fn print_report(
                 rt_tool_3::standing::Status::Met => "met",
                 rt_tool_3::standing::Status::NotMet => "NOT MET",
                 rt_tool_3::standing::Status::NotExercised => "not exercised",
+                rt_tool_3::standing::Status::NotShown => "NOT SHOWN",
+            };
+            let skipped = if c.skipped > 0 {
+                format!(", {} skipped", c.skipped)
+            } else {
+                String::new()
             };
             text.push_str(&format!(
-                "{:<13} {status} ({} cases bore on it)\n",
+                "{:<13} {status} ({} cases bore on it{skipped})\n",
                 c.clause.id(),
                 c.cases
+            ));
+        }
+        let skipped = &standing.vectors_skipped;
+        for v in skipped.iter().take(SHOWN) {
+            text.push_str(&format!(
+                "SKIPPED {v}: every implementation owes each pinned vector its outcome\n"
+            ));
+        }
+        if skipped.len() > SHOWN {
+            text.push_str(&format!(
+                "SKIPPED {} pinned vectors in all; --json lists them\n",
+                skipped.len()
             ));
         }
     }
@@ -1047,6 +1065,10 @@ fn print_report(
         ));
     } else if !report.divergences.is_empty() {
         text.push_str(&format!("\n{} divergence(s)\n", report.divergences.len()));
+    } else if report.fault.is_none() && standing.complete && !standing.shown() {
+        text.push_str(
+            "no divergence, but not shown: the implementation skipped what the run bore on\n",
+        );
     } else if report.fault.is_none() {
         text.push_str("no divergence\n");
     }

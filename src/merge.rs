@@ -54,6 +54,8 @@ struct Part {
     divergences: Vec<Divergence>,
     fault: Option<FaultReport>,
     tally: Tally,
+    #[serde(default)]
+    skipped_tally: Tally,
 }
 
 /// Merges the shards' reports, each given as its name and its bytes, into
@@ -187,6 +189,7 @@ fn join(parts: Vec<Part>) -> Report {
     let mut report = Report::empty(options, first.implementation.clone(), first.seed, campaign);
     report.complete = true;
     let mut failed = Vec::new();
+    let mut skipped = Vec::new();
     let mut divergences = Vec::new();
     let mut faults = Vec::new();
     let mut warned = Vec::new();
@@ -198,7 +201,14 @@ fn join(parts: Vec<Part>) -> Report {
         report.warnings += part.warnings;
         warned.extend(part.warned);
         report.tally.add(&part.tally);
+        report.skipped_tally.add(&part.skipped_tally);
         report.vectors.run += part.vectors.run;
+        skipped.extend(
+            part.vectors
+                .skipped_positions
+                .into_iter()
+                .zip(part.vectors.skipped),
+        );
         failed.extend(
             part.vectors
                 .failed_positions
@@ -213,6 +223,8 @@ fn join(parts: Vec<Part>) -> Report {
     report.warned = warned;
     failed.sort_by_key(|(position, _)| *position);
     (report.vectors.failed_positions, report.vectors.failed) = failed.into_iter().unzip();
+    skipped.sort_by_key(|(position, _)| *position);
+    (report.vectors.skipped_positions, report.vectors.skipped) = skipped.into_iter().unzip();
     report.fault = faults.into_iter().min_by_key(|f| f.position);
     divergences.sort_by_key(|d| d.position);
     let mut known = BTreeSet::new();

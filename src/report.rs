@@ -56,6 +56,9 @@ pub struct Said {
     pub vectors_run: u64,
     /// Of those, the ones that passed.
     pub vectors_passed: u64,
+    /// The ones the implementation skipped.
+    #[serde(default)]
+    pub vectors_skipped: Vec<String>,
     /// Whether the whole run was judged.
     pub complete: bool,
     /// The fault that ended the run, if one did.
@@ -78,10 +81,13 @@ pub struct ClauseSaid {
     pub clause: Clause,
     /// What it asks.
     pub title: String,
-    /// Met, not met or not exercised.
+    /// Met, not met, not exercised or not shown.
     pub status: Status,
     /// Judged cases that bore on it.
     pub cases: u64,
+    /// Skipped cases that bore on it.
+    #[serde(default)]
+    pub skipped: u64,
     /// The minimal counterexample, when not met.
     #[serde(default)]
     pub counterexample: Option<Example>,
@@ -119,6 +125,8 @@ pub enum PinnedResult {
     Passed,
     /// Run, and it diverged.
     Failed,
+    /// Run, and the implementation skipped it: not passed.
+    Skipped,
     /// Not judged: the run ended on a fault first (or, with several copies
     /// at once, which ran is not known).
     NotJudged,
@@ -260,6 +268,8 @@ fn pinned(said: &Said, run: &VectorsRun, broken: bool) -> Vec<Pinned> {
             let name = all[p as usize].origin.clone();
             let result = if run.failed_positions.contains(&p) {
                 PinnedResult::Failed
+            } else if run.skipped_positions.contains(&p) {
+                PinnedResult::Skipped
             } else if complete {
                 PinnedResult::Passed
             } else {

@@ -31,8 +31,11 @@ pub enum Status {
     Met,
     /// A case broke it.
     NotMet,
-    /// No judged case bore on it.
+    /// No case bore on it.
     NotExercised,
+    /// Only cases the implementation skipped bore on it: nothing shows it
+    /// holds, and the run does not conform.
+    NotShown,
 }
 
 impl Status {
@@ -42,6 +45,7 @@ impl Status {
             Status::Met => "met",
             Status::NotMet => "not met",
             Status::NotExercised => "not exercised",
+            Status::NotShown => "not shown",
         }
     }
 }
@@ -89,13 +93,27 @@ pub struct ClauseStanding {
     pub cite: Cite,
     /// What it asks, in a few words.
     pub title: &'static str,
-    /// Met, not met, or not exercised.
+    /// Met, not met, not exercised, or not shown.
     pub status: Status,
     /// How many judged cases bore on it.
     pub cases: u64,
+    /// How many cases the implementation skipped bore on it.
+    pub skipped: u64,
     /// When not met: the minimal counterexample.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub counterexample: Option<Counterexample>,
+}
+
+impl ClauseStanding {
+    /// The judged cases that bore on it, and the skipped ones if any:
+    /// `12`, `0 (74 skipped)`.
+    pub fn cases_text(&self) -> String {
+        if self.skipped == 0 {
+            self.cases.to_string()
+        } else {
+            format!("{} ({} skipped)", self.cases, self.skipped)
+        }
+    }
 }
 
 /// What a run says of an implementation.
@@ -122,8 +140,10 @@ pub struct Standing {
     pub requests: u64,
     /// Pinned conformance vectors run.
     pub vectors_run: u64,
-    /// Of those, the ones that passed.
+    /// Of those, the ones that passed: neither diverged nor skipped.
     pub vectors_passed: u64,
+    /// The ones the implementation skipped.
+    pub vectors_skipped: Vec<String>,
     /// Whether the whole run was judged. A run that ended on a fault of the
     /// process is not, and then nothing is claimed: `clauses` is empty.
     pub complete: bool,
@@ -170,10 +190,12 @@ impl Standing {
                     let counterexample =
                         first(clause.id()).map(|v| Counterexample::of(&v, Some(clause)));
                     let cases = report.tally.get(clause);
-                    let status = match (&counterexample, cases) {
-                        (Some(_), _) => Status::NotMet,
-                        (None, 0) => Status::NotExercised,
-                        (None, _) => Status::Met,
+                    let skipped = report.skipped_tally.get(clause);
+                    let status = match (&counterexample, cases, skipped) {
+                        (Some(_), _, _) => Status::NotMet,
+                        (None, 0, 0) => Status::NotExercised,
+                        (None, 0, _) => Status::NotShown,
+                        (None, _, _) => Status::Met,
                     };
                     ClauseStanding {
                         clause,
@@ -181,6 +203,7 @@ impl Standing {
                         title: clause.title(),
                         status,
                         cases,
+                        skipped,
                         counterexample,
                     }
                 })
@@ -199,7 +222,10 @@ impl Standing {
             replayed: report.replayed,
             requests: report.requests,
             vectors_run: report.vectors.run,
-            vectors_passed: report.vectors.run - report.vectors.failed.len() as u64,
+            vectors_passed: report.vectors.run
+                - report.vectors.failed.len() as u64
+                - report.vectors.skipped.len() as u64,
+            vectors_skipped: report.vectors.skipped.clone(),
             complete,
             fault: report.fault.as_ref().map(|f| f.message.clone()),
             errored: if complete {
@@ -278,8 +304,10 @@ impl Standing {
         }
         let _ = writeln!(
             md,
-            "Pinned conformance vectors: {} of {} passed.\n",
-            self.vectors_passed, self.vectors_run
+            "Pinned conformance vectors: {} of {} passed{}.\n",
+            self.vectors_passed,
+            self.vectors_run,
+            self.skipped_text()
         );
         md.push_str("| clause | what it asks | standing | judged cases that bore on it |\n|---|---|---|---|\n");
         for c in &self.clauses {
@@ -289,7 +317,7 @@ impl Standing {
                 c.clause,
                 c.title,
                 c.status.text(),
-                c.cases
+                c.cases_text()
             );
         }
         let mut examples: Vec<(String, &Counterexample)> = self
@@ -323,6 +351,27 @@ impl Standing {
         }
         let _ = write!(md, "\nReproduce with `{}`.\n", self.reproduce);
         md
+    }
+
+    /// Whether the run shows all it bore on: no pinned vector skipped, and
+    /// no clause that only skipped cases bore on. A run that does not is
+    /// not a conforming one (`diff` and `merge` exit 1), whatever else it
+    /// found: an implementation that skips every case must not pass.
+    pub fn shown(&self) -> bool {
+        self.vectors_skipped.is_empty() && self.clauses.iter().all(|c| c.status != Status::NotShown)
+    }
+
+    /// `, K skipped (…)` when pinned vectors were skipped; nothing if none.
+    fn skipped_text(&self) -> String {
+        if self.vectors_skipped.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ", {} skipped ({})",
+                self.vectors_skipped.len(),
+                markdown(&self.vectors_skipped.join("; "))
+            )
+        }
     }
 
     /// `, shard K/N` for a shard of a campaign; nothing for a whole one.

@@ -51,6 +51,7 @@ pub fn badge(run: &Run) -> String {
             (Status::Met, "met"),
             (Status::NotMet, "not met"),
             (Status::NotExercised, "not exercised"),
+            (Status::NotShown, "not shown"),
         ] {
             let named = with(status, &paragraph);
             if !named.is_empty() {
@@ -64,8 +65,18 @@ pub fn badge(run: &Run) -> String {
         if said.errored.is_some() {
             parts.push("errored on an owed outcome".into());
         }
-        let failing =
-            said.errored.is_some() || said.clauses.iter().any(|c| c.status == Status::NotMet);
+        if !said.vectors_skipped.is_empty() {
+            parts.push(format!(
+                "{} pinned vectors skipped",
+                said.vectors_skipped.len()
+            ));
+        }
+        let failing = said.errored.is_some()
+            || !said.vectors_skipped.is_empty()
+            || said
+                .clauses
+                .iter()
+                .any(|c| matches!(c.status, Status::NotMet | Status::NotShown));
         let color = if failing {
             "red"
         } else if with(Status::NotExercised, &paragraph).is_empty() {

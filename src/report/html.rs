@@ -30,11 +30,11 @@ table { border-collapse: collapse; margin: .5rem 0; }
 th, td { border: 1px solid #777; padding: .35rem .6rem; text-align: left; vertical-align: top; }
 thead th { background: #ececec; white-space: nowrap; }
 .scroll { overflow-x: auto; }
-.clause, td.met, td.not-met, td.not-exercised { white-space: nowrap; }
+.clause, td.met, td.not-met, td.not-exercised, td.not-shown { white-space: nowrap; }
 .said { white-space: pre-wrap; overflow-wrap: anywhere; }
 th.said { min-width: 12rem; }
 .met { background: #e3f4e6; color: #0b4d1a; }
-.not-met { background: #fbe4e2; color: #7d130b; font-weight: bold; }
+.not-met, .not-shown { background: #fbe4e2; color: #7d130b; font-weight: bold; }
 .not-exercised, .not-judged { background: #eeeeee; color: #2b2b2b; }
 .not-met a { color: #7d130b; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; }
@@ -73,6 +73,7 @@ fn status(s: Status) -> (&'static str, &'static str) {
         Status::Met => ("met", "✓ met"),
         Status::NotMet => ("not-met", "✗ not met"),
         Status::NotExercised => ("not-exercised", "– not exercised"),
+        Status::NotShown => ("not-shown", "✗ not shown: only skipped cases bore on it"),
     }
 }
 
@@ -110,7 +111,17 @@ fn provenance(html: &mut String, run: &Run) {
         ),
         (
             "Pinned vectors",
-            format!("{} of {} passed", said.vectors_passed, said.vectors_run),
+            if said.vectors_skipped.is_empty() {
+                format!("{} of {} passed", said.vectors_passed, said.vectors_run)
+            } else {
+                format!(
+                    "{} of {} passed, {} skipped: {}",
+                    said.vectors_passed,
+                    said.vectors_run,
+                    said.vectors_skipped.len(),
+                    said.vectors_skipped.join("; ")
+                )
+            },
         ),
     ];
     html.push_str("<dl>\n");
@@ -241,7 +252,11 @@ pub fn standing(run: &Run) -> String {
                 "<tr><th scope=\"row\" class=\"clause\">{}</th><td>{}</td><td class=\"{class}\">{shown}</td><td>{}</td></tr>",
                 markup(c.clause.id()),
                 markup(&c.title),
-                c.cases
+                if c.skipped == 0 {
+                    c.cases.to_string()
+                } else {
+                    format!("{} ({} skipped)", c.cases, c.skipped)
+                }
             );
         }
         html.push_str("</tbody>\n</table></div>\n");

@@ -146,6 +146,15 @@ pub fn junit(run: &Run) -> String {
                     kind: String::new(),
                     text: String::new(),
                 },
+                (Status::NotShown, _) => Outcome::Not {
+                    element: "failure",
+                    message: format!(
+                        "not shown: the implementation skipped every case that bore on it ({})",
+                        c.skipped
+                    ),
+                    kind: "not-shown".into(),
+                    text: String::new(),
+                },
                 (Status::Met, _) => Outcome::Passed,
             };
             clauses.cases.push(TestCase {
@@ -213,6 +222,12 @@ pub fn junit(run: &Run) -> String {
                             Some(x) => example_text(x, "case:"),
                             None => "It showed no clause an earlier case had not: the clauses' test cases carry the minimal counterexamples, and the --save file every divergence.".into(),
                         },
+                    },
+                    PinnedResult::Skipped => Outcome::Not {
+                        element: "failure",
+                        message: format!("{} was skipped: every implementation owes each pinned vector its outcome", v.name),
+                        kind: "vector-skipped".into(),
+                        text: String::new(),
                     },
                     PinnedResult::NotJudged => Outcome::Not {
                         element: "skipped",

@@ -1469,6 +1469,7 @@ mod hostile {
                     Status::Met
                 },
                 cases: 3,
+                skipped: 0,
                 counterexample: (clause == Clause::KeyByKey).then(|| example.clone()),
             })
             .collect();

@@ -1050,3 +1050,102 @@ fn each_warning_names_its_case_and_call() {
         assert!(lines.contains(&line.as_str()), "{line} not in {lines:#?}");
     }
 }
+
+/// Runs `diff` (`--json`, with `args`) against the README's Python adapter
+/// wrapped to answer `skipped` to each request for which the Python
+/// expression `skip` (of `case` and `seq`) holds; gives the exit code and
+/// the report.
+fn skipping(skip: &str, args: &[&str]) -> (Option<i32>, Value) {
+    let adapter = format!(
+        "import json, sys\n\
+         sys.path.insert(0, {dir:?})\n\
+         import reference_adapter as r\n\
+         sys.stdin.reconfigure(encoding='utf-8'); sys.stdout.reconfigure(encoding='utf-8')\n\
+         sys.setrecursionlimit(10_000)\n\
+         skip = lambda case, seq: {skip}\n\
+         for line in filter(str.strip, sys.stdin):\n\
+         \x20   req = json.loads(line, parse_int=r.Num, parse_float=r.Num)\n\
+         \x20   if req['cmd'] == 'stop': break\n\
+         \x20   if req['cmd'] == 'start': reply = {{'ready': True, 'version': 1}}\n\
+         \x20   elif skip(req['case'], int(str(req['seq']))): reply = {{'seq': req['seq'], 'skipped': True, 'message': 'declined'}}\n\
+         \x20   else: reply = {{'seq': req['seq'], 'outcome': r.run(req['case'])}}\n\
+         \x20   print(r.enc(reply), flush=True)\n",
+        dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/adapter"),
+    );
+    let out = Command::new(BIN)
+        .current_dir(std::env::temp_dir())
+        .args(["diff", "--seed", "5", "--json", "--save", "/dev/null"])
+        .args(args)
+        .args(["--", "python3", "-c", &adapter])
+        .output()
+        .expect("diff runs");
+    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "no JSON report ({e}): {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code(), report)
+}
+
+/// The clauses of a report's standing whose status is `status`.
+fn with_status(report: &Value, status: &str) -> Vec<String> {
+    let clauses = report["standing"]["clauses"].as_array().expect("clauses");
+    clauses
+        .iter()
+        .filter(|c| c["status"] == status)
+        .map(|c| c["clause"].as_str().expect("a clause").to_owned())
+        .collect()
+}
+
+/// A skip is counted, not judged; but what a run bore on only through
+/// skipped cases it does not show, and the run does not conform (exit 1):
+/// an implementation that skips every case must not pass. A pinned vector
+/// skipped is not passed, and fails the run too; a few generated cases
+/// skipped, the clauses still shown by others, do not.
+#[test]
+fn a_run_shows_only_what_its_implementation_did_not_skip() {
+    let all = pinned();
+    // Every case skipped: nothing shown, every vector skipped.
+    let (code, report) = skipping("True", &["--cases", "40"]);
+    assert_eq!(code, Some(1), "{report}");
+    assert_eq!(report["skipped"], 40 + all);
+    assert_eq!(with_status(&report, "not-shown").len(), 7, "{report}");
+    assert_eq!(
+        report["vectors"]["skipped"].as_array().map(Vec::len),
+        Some(all)
+    );
+    assert_eq!(report["standing"]["vectors_passed"], 0);
+    assert_eq!(report["divergences"], serde_json::json!([]));
+    // The first pinned vector alone: every clause met, the run still fails.
+    let (code, report) = skipping("seq == 1", &["--cases", "0"]);
+    assert_eq!(code, Some(1), "{report}");
+    assert_eq!(
+        report["vectors"]["skipped"],
+        serde_json::json!(["vector 0 (rule_example)"])
+    );
+    assert_eq!(
+        report["vectors"]["skipped_positions"],
+        serde_json::json!([0])
+    );
+    assert_eq!(report["standing"]["vectors_passed"], all - 1);
+    assert_eq!(with_status(&report, "not-shown"), Vec::<String>::new());
+    // Every case that leaves the port at its default: ¶2 is not shown.
+    let (code, report) = skipping(
+        "case.get('exposed') is None",
+        &["--cases", "60", "--no-vectors"],
+    );
+    assert_eq!(code, Some(1), "{report}");
+    assert_eq!(
+        with_status(&report, "not-shown"),
+        ["RT-TOOL-3 ¶2"],
+        "{report}"
+    );
+    // A few generated cases (each tenth request's): counted, and the run
+    // conforms, each clause shown by the cases judged.
+    let (code, report) = skipping("seq % 10 == 0", &["--cases", "60", "--no-vectors"]);
+    assert_eq!(code, Some(0), "{report}");
+    assert!(report["skipped"].as_u64() > Some(0), "{report}");
+    assert_eq!(with_status(&report, "not-shown"), Vec::<String>::new());
+    assert_eq!(with_status(&report, "met").len(), 7, "{report}");
+}

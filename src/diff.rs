@@ -1250,7 +1250,7 @@ impl Sent {
     /// (`serve`, the reference adapter). A reply written in other bytes
     /// (spaces, other escapes, another key order) is parsed and judged,
     /// and so are the others of its case. That the judge finds nothing in
-    /// the reference outcomes is held by `tests/catalogue.rs`: `serve
+    /// the reference outcomes is held by `tests/catalogue/catalogue.rs`: `serve
     /// --variant key-order` prints each in other bytes, so each is parsed
     /// and judged, and must show no divergence and no warning.
     fn judge(

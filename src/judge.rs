@@ -2240,7 +2240,7 @@ fn json_hash(v: &Value) -> u64 {
 /// depends only on its input, never on the machine: JSON values compared by
 /// [`json_eq`] and hashed for an index (nested ones included), bytes read
 /// by the leak scan, and bytes its automaton was built over. A judge whose work grows with the square of its input
-/// is one a hostile outcome can stall; `tests/complexity.rs` counts these to
+/// is one a hostile outcome can stall; `tests/model/complexity.rs` counts these to
 /// show it grows with the input. Counting costs an add per step.
 #[derive(Clone, Copy, Debug, Default, PartialEq, std::cmp::Eq)]
 pub struct Work {

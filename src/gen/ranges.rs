@@ -3,7 +3,7 @@
 //! it shows. A runtime that caps a size, rounds a number or reads a key
 //! somewhere no feature names is met only if the stream reaches there, so
 //! each dimension is counted by magnitude (sizes, counts, digits) or by
-//! kind (keys, repetition), and `tests/census.rs` holds each bucket that
+//! kind (keys, repetition), and `tests/rule/census.rs` holds each bucket that
 //! matters to a floor.
 //!
 //! Worked example: a payload `{"name": "a.csv", "content": "…"}` of 3,000

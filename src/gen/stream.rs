@@ -64,8 +64,8 @@ pub fn drawn_at(seed: u64, index: u64) -> u64 {
 /// -- compare` against 0.3.0 over seeds 3 to 10: 0.98×, 0.95×, 0.96×). A
 /// stream only has to be the same on every machine and to spread over
 /// every shape the generators make, which the census holds
-/// (`tests/census.rs`); it is never a secret. Each version pins its
-/// stream (`tests/campaign.rs`).
+/// (`tests/rule/census.rs`); it is never a secret. Each version pins its
+/// stream (`tests/oracle/campaign.rs`).
 pub fn runner(seed: u64, index: u64) -> TestRunner {
     let config = Config {
         // Pinned, although no strategy here uses a default size.

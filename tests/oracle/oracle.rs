@@ -12,13 +12,8 @@ use crate::support::{self, BIN};
 
 /// Runs `diff` against `serve` with `serve_args`, from a fresh directory,
 /// under the watchdog ([`WATCHDOG`]).
-fn diff(
-    name: &str,
-    diff_args: &[&str],
-    serve_args: &[&str],
-) -> (Output, Duration, std::path::PathBuf) {
+fn diff(name: &str, diff_args: &[&str], serve_args: &[&str]) -> (Output, std::path::PathBuf) {
     let dir = support::tempdir(&format!("oracle-{name}"));
-    let started = Instant::now();
     let child = Command::new(BIN)
         .current_dir(&dir)
         .arg("diff")
@@ -33,7 +28,7 @@ fn diff(
         .expect("diff runs");
     let what = format!("{name}: diff {diff_args:?} against serve {serve_args:?}");
     let out = support::watch(child, WATCHDOG, &what);
-    (out, started.elapsed(), dir)
+    (out, dir)
 }
 
 /// How long any `diff` here may take.
@@ -46,7 +41,7 @@ fn pinned() -> usize {
 
 #[test]
 fn conforming_server_passes() {
-    let (out, _, dir) = diff(
+    let (out, dir) = diff(
         "conform",
         &["--cases", "300", "--seed", "11", "--json"],
         &[],
@@ -80,7 +75,7 @@ fn conforming_server_passes() {
 /// and breaks its letter.
 #[test]
 fn a_failed_calls_error_in_its_prose_breaks_only_the_letter() {
-    let (out, _, dir) = diff(
+    let (out, dir) = diff(
         "failed-error-default",
         &["--cases", "256", "--seed", "5", "--json"],
         &["--fault", "failed-error-prose"],
@@ -105,7 +100,7 @@ fn a_failed_calls_error_in_its_prose_breaks_only_the_letter() {
 #[test]
 fn delivery_is_judged_on_a_sibling_that_changes_the_exposure_alone() {
     caught("hidden-drops-media", "RT-TOOL-3 ¶4", &["--no-vectors"]);
-    let (out, _, dir) = diff(
+    let (out, dir) = diff(
         "hidden-drops-media-message",
         &["--cases", "256", "--seed", "8", "--json", "--no-vectors"],
         &["--fault", "hidden-drops-media"],
@@ -139,7 +134,7 @@ fn delivery_is_judged_on_a_sibling_that_changes_the_exposure_alone() {
     }
     let _ = std::fs::remove_dir_all(dir);
     for seed in ["1", "2", "3"] {
-        let (out, _, dir) = diff(
+        let (out, dir) = diff(
             &format!("dedupe-across-runs-{seed}"),
             &["--cases", "256", "--seed", seed, "--json", "--no-vectors"],
             &["--fault", "dedupe-across-runs"],
@@ -173,7 +168,7 @@ fn delivery_is_judged_on_a_sibling_that_changes_the_exposure_alone() {
 /// reserved key's entries off `data` onto the port.
 #[test]
 fn conforming_variants_pass() {
-    let (out, _, dir) = diff(
+    let (out, dir) = diff(
         "lift",
         &["--cases", "300", "--seed", "5"],
         &["--variant", "lift"],
@@ -197,11 +192,11 @@ fn progress_lines_tell_a_run_in_a_pipe_how_far_it_is() {
     };
     let args = ["--cases", "100", "--seed", "3", "--json"];
     let slow = ["--delay-ms", "1"];
-    let (quiet, _, dir) = diff("progress-off", &args, &slow);
+    let (quiet, dir) = diff("progress-off", &args, &slow);
     let _ = std::fs::remove_dir_all(dir);
     assert_eq!(quiet.status.code(), Some(0));
     assert!(quiet.stderr.is_empty(), "{:?}", lines_of(&quiet));
-    let (told, _, dir) = diff(
+    let (told, dir) = diff(
         "progress-on",
         &[&args[..], &["--progress", "0.05"]].concat(),
         &slow,
@@ -226,7 +221,7 @@ fn progress_lines_tell_a_run_in_a_pipe_how_far_it_is() {
         last = done;
     }
 
-    let (found, _, dir) = diff(
+    let (found, dir) = diff(
         "progress-fault",
         &["--seed", "6", "--json", "--progress", "0.05"],
         &["--fault", "spoof-id"],
@@ -267,7 +262,7 @@ fn caught(fault: &str, clause: &str, extra: &[&str]) {
     let standing_path = standing_file.display().to_string();
     args.push(&standing_path);
     args.extend(extra);
-    let (out, _, dir) = diff(fault, &args, &["--fault", fault]);
+    let (out, dir) = diff(fault, &args, &["--fault", fault]);
     let report: Value = rt_tool_3::wire::parse(&out.stdout).expect("a JSON report");
     assert_eq!(out.status.code(), Some(1), "{fault}: {report}");
     let divergences = report["divergences"].as_array().expect("divergences");
@@ -329,7 +324,7 @@ fn caught(fault: &str, clause: &str, extra: &[&str]) {
 /// last case.
 #[test]
 fn a_reply_holding_a_lone_surrogate_is_a_divergence_and_the_run_goes_on() {
-    let (out, _, dir) = diff(
+    let (out, dir) = diff(
         "split-surrogate",
         &["--cases", "60", "--seed", "3", "--json"],
         &["--fault", "split-surrogate"],
@@ -427,7 +422,7 @@ fn a_process_fault_writes_a_standing_that_claims_nothing() {
         std::process::id()
     ));
     let path = standing.display().to_string();
-    let (out, _, dir) = diff(
+    let (out, dir) = diff(
         "standing-crash",
         &[
             "--cases",
@@ -457,7 +452,7 @@ fn process_fault(fault: &str, seed: &str, says: &str) {
     // told apart by what they do, and a loaded machine must not turn a
     // slow reply into a hang.
     let timeout = if says.contains("hung") { "2" } else { "30" };
-    let (out, took, dir) = diff(
+    let (out, dir) = diff(
         &format!("{fault}-{seed}"),
         &["--cases", "50", "--seed", seed, "--timeout", timeout],
         &["--fault", fault],
@@ -475,7 +470,6 @@ fn process_fault(fault: &str, seed: &str, says: &str) {
             "{fault}: names no case: {err}"
         );
     }
-    assert!(took < Duration::from_secs(60), "{fault} took {took:?}");
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -497,7 +491,7 @@ fn a_hang_with_a_large_case_unread_still_ends_in_the_timeout() {
     // The process stops reading at the first request of the second
     // generated case, after the pinned vectors.
     let strike = (3 * pinned() + 4).to_string();
-    let (out, took, dir) = diff(
+    let (out, dir) = diff(
         "hang-large",
         &[
             "--cases",
@@ -512,13 +506,12 @@ fn a_hang_with_a_large_case_unread_still_ends_in_the_timeout() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("hung: no reply within 2s"), "{err}");
-    assert!(took < Duration::from_secs(30), "took {took:?}");
     let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
 fn a_flood_on_stderr_is_drained_not_a_fault() {
-    let (out, _, dir) = diff(
+    let (out, dir) = diff(
         "flood",
         &["--cases", "20", "--seed", "5"],
         &["--fault", "stderr-flood"],
@@ -868,7 +861,6 @@ ref.main()
     .expect("write");
     let save = dir.join("found.json");
     let run = |replay: &std::path::Path, adapter: &str, save: &str| {
-        let started = Instant::now();
         let out = Command::new(BIN)
             .current_dir(&dir)
             .args(["diff", "--cases", "0", "--json", "--save", save, "--replay"])
@@ -878,12 +870,12 @@ ref.main()
             .expect("diff runs");
         let report: Value = serde_json::from_slice(&out.stdout)
             .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
-        (out.status.code(), report, started.elapsed())
+        (out.status.code(), report)
     };
     let faulty = faulty.display().to_string();
     let reference = format!("{root}/tests/adapter/reference_adapter.py");
     // Found once, from a hand-written case, and saved.
-    let (code, report, _) = run(&case, &faulty, &save.display().to_string());
+    let (code, report) = run(&case, &faulty, &save.display().to_string());
     assert_eq!(code, Some(1), "{report}");
     assert_eq!(report["replayed"], pinned() + 1);
     let divergence = &report["divergences"][0];
@@ -901,11 +893,10 @@ ref.main()
     assert!(size(minimal) < size(found), "{minimal} vs {found}");
     // The saved file replays: the same fault fails at once, with no
     // generated case; the reference passes.
-    let (code, report, took) = run(&save, &faulty, "/dev/null");
+    let (code, report) = run(&save, &faulty, "/dev/null");
     assert_eq!(code, Some(1), "{report}");
     assert_eq!(report["cases"], report["replayed"], "no generated case");
-    assert!(took < Duration::from_secs(30), "took {took:?}");
-    let (code, report, _) = run(&save, &reference, "/dev/null");
+    let (code, report) = run(&save, &reference, "/dev/null");
     assert_eq!(code, Some(0), "{report}");
     assert!(report["replayed"].as_u64() > Some(pinned() as u64));
     // What is not a case is refused, in one line, before anything runs.
@@ -989,7 +980,7 @@ fn diff_finds_every_prose_leak_check_finds_in_one_outcome() {
 #[test]
 fn each_warning_names_its_case_and_call() {
     let serve = ["--variant", "reversed"];
-    let (out, _, _) = diff(
+    let (out, _) = diff(
         "warned-json",
         &[
             "--cases",
@@ -1030,7 +1021,7 @@ fn each_warning_names_its_case_and_call() {
         last = position;
     }
     // The text names them too, the first ten with their cases.
-    let (out, _, _) = diff(
+    let (out, _) = diff(
         "warned-text",
         &["--cases", "40", "--seed", "1", "--save", "/dev/null"],
         &serve,

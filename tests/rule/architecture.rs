@@ -297,3 +297,54 @@ fn the_guides_link_to_what_exists() {
     }
     assert!(checked >= 30, "the links are read: {checked}");
 }
+
+/// Every test file a guide or a doc comment of `src/` names (a path
+/// `tests/….rs`) is there: the tests moved into four binaries once, and the
+/// prose that pointed at their old places sent a newcomer nowhere. The
+/// mutation record (`.ci/MUTANTS.md`) is history, and names the files of
+/// each run as they were then.
+#[test]
+fn the_test_files_named_in_the_docs_are_there() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut named = sources();
+    for guide in [
+        "README.md",
+        "ARCHITECTURE.md",
+        "CAMPAIGNS.md",
+        "tests/CATALOGUE.md",
+        "tests/CENSUS.md",
+        "tests/bench/RECORD.md",
+        "tests/fuzz/README.md",
+        ".ci/run",
+        ".ci/mutants",
+    ] {
+        named.push(root.join(guide));
+    }
+    let mut checked = 0;
+    for file in named {
+        let text = std::fs::read_to_string(&file).expect("the file reads");
+        for (n, line) in text.lines().enumerate() {
+            let mut rest = line;
+            while let Some(at) = rest.find("tests/") {
+                let path: String = rest[at..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || "/_-.".contains(*c))
+                    .collect();
+                rest = &rest[at + path.len()..];
+                // A path at the end of a sentence.
+                let path = path.trim_end_matches('.');
+                if !path.ends_with(".rs") {
+                    continue;
+                }
+                assert!(
+                    root.join(path).exists(),
+                    "{}:{} names {path}, which is not there",
+                    file.display(),
+                    n + 1
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 40, "the paths are read: {checked}");
+}

@@ -354,6 +354,36 @@ pub fn pointer_segment(key: &str) -> Cow<'_, str> {
     }
 }
 
+/// The ways a run of `diff` ends on a fault of the implementation's
+/// process (exit 2), each by its stable code and what it means: the
+/// `code` of a report's `fault` and of the standing's `fault_code`, and the
+/// `type` of the JUnit `error`.
+pub const PROCESS_FAULTS: [(&str, &str); 8] = [
+    (
+        "cannot-start",
+        "the implementation's command could not be started",
+    ),
+    (
+        "no-ready",
+        "the implementation did not answer `start` with `\"ready\": true`",
+    ),
+    (
+        "crashed",
+        "the implementation ended, or closed its stdout, while a reply was owed",
+    ),
+    ("hung", "no reply within `--timeout`"),
+    (
+        "garbage",
+        "a reply that is not one JSON object with `outcome`, `errored: true` or `skipped: true`",
+    ),
+    ("line-too-long", "a reply line longer than `--max-line`"),
+    ("wrong-seq", "a reply to another request than the one owed"),
+    (
+        "extra-lines",
+        "a line nobody asked for (after the last reply, or after `stop`)",
+    ),
+];
+
 /// The documented list of codes, as Markdown: `src/codes.md` is this.
 pub fn markdown() -> String {
     let mut out = String::from(
@@ -384,6 +414,16 @@ pub fn markdown() -> String {
             cell(code.summary()),
             cell(code.template()),
         ));
+    }
+    out.push_str(
+        "\n## Process faults\n\n\
+         A run that ends on a fault of the implementation's process (exit 2) says which in its\n\
+         report's `fault.code` (`diff --json`, `--save`), the standing's `fault_code`, and the\n\
+         `type` of the JUnit `error`:\n\n\
+         | code | what happened |\n|---|---|\n",
+    );
+    for (code, meaning) in PROCESS_FAULTS {
+        out.push_str(&format!("| `{code}` | {meaning} |\n"));
     }
     out
 }

@@ -305,6 +305,10 @@ pub struct VectorsRun {
 /// A fault of the process under test, and the case that caused it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FaultReport {
+    /// Which way the process broke: one of [`crate::code::PROCESS_FAULTS`]
+    /// (empty in a report of an oracle before codes).
+    #[serde(default)]
+    pub code: String,
     /// What went wrong, in one line (naming the copy when there are several).
     pub message: String,
     /// The case being run when it happened.
@@ -793,6 +797,7 @@ fn worker<S: Strategy<Value = Case>>(
                 broken = true;
                 in_flight.clear();
                 Examination::Fault(FaultReport {
+                    code: fault.code().into(),
                     message: named(fault),
                     case: next.sent.case,
                     position: next.position,
@@ -860,6 +865,7 @@ fn shrink_job<S: Strategy<Value = Case>>(
     Done::Shrunk {
         minimal,
         fault: fault.map(|f| FaultReport {
+            code: f.0.code().into(),
             message: named(f.0),
             case: f.1,
             position: job.position,

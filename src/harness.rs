@@ -83,6 +83,20 @@ pub enum Fault {
 }
 
 impl Fault {
+    /// Its stable code, one of [`crate::code::PROCESS_FAULTS`].
+    pub fn code(&self) -> &'static str {
+        match self {
+            Fault::Spawn(_) => "cannot-start",
+            Fault::NoStart(_) => "no-ready",
+            Fault::Crashed(_) => "crashed",
+            Fault::Hung(_) => "hung",
+            Fault::Garbage(_) => "garbage",
+            Fault::LineTooLong(_) => "line-too-long",
+            Fault::WrongSeq { .. } => "wrong-seq",
+            Fault::ExtraLines(_) => "extra-lines",
+        }
+    }
+
     /// The fault as a run reports it for copy `copy` (from 0) of `copies`:
     /// `copy K of N: …` when there are several, as it is when alone.
     pub fn of_copy(&self, copy: usize, copies: usize) -> String {
@@ -1403,6 +1417,29 @@ mod tests {
             }
         }
         assert!(read_reply(deep_line.as_bytes(), 3).is_err());
+    }
+
+    #[test]
+    fn each_way_a_process_breaks_has_its_own_documented_code() {
+        let faults = [
+            Fault::Spawn("e".into()),
+            Fault::NoStart("e".into()),
+            Fault::Crashed("e".into()),
+            Fault::Hung(Duration::from_secs(1)),
+            Fault::Garbage("e".into()),
+            Fault::LineTooLong(1),
+            Fault::WrongSeq {
+                sent: 1,
+                got: "seq 2".into(),
+            },
+            Fault::ExtraLines("e".into()),
+        ];
+        let codes: Vec<&str> = faults.iter().map(Fault::code).collect();
+        let documented: Vec<&str> = crate::code::PROCESS_FAULTS
+            .iter()
+            .map(|(c, _)| *c)
+            .collect();
+        assert_eq!(codes, documented);
     }
 
     #[test]

@@ -601,7 +601,7 @@ fn run_diff(
     }
     let mut processes = match start_copies(&command, limits, jobs) {
         Ok(processes) => processes,
-        Err(Fail(why)) => {
+        Err(Broke { code, message: why }) => {
             // The reports say the process broke: a CI panel shows an
             // error, not an empty pass.
             let report = diff::Report::empty(
@@ -613,7 +613,7 @@ fn run_diff(
             return Err(
                 match files
                     .reports
-                    .write(|| report::Run::unstarted(&report, &why))
+                    .write(|| report::Run::unstarted(&report, code, &why))
                 {
                     Ok(()) => Fail(why),
                     Err(Fail(also)) => Fail(format!("{why}; and {also}")),
@@ -689,13 +689,15 @@ fn run_diff(
 /// while to exit (the CPython adapter, about 6 ms from `stop` to its exit),
 /// and one at a time the copies' exits would add up. The first copy's
 /// fault, if any, named by its copy when there are several.
-fn stop_copies(processes: Vec<Process>) -> Option<String> {
+fn stop_copies(processes: Vec<Process>) -> Option<Broke> {
     let copies = processes.len();
     let faults = each_on_a_thread(processes, Process::stop);
-    faults
-        .into_iter()
-        .enumerate()
-        .find_map(|(copy, stopped)| stopped.err().map(|f| f.of_copy(copy, copies)))
+    faults.into_iter().enumerate().find_map(|(copy, stopped)| {
+        stopped.err().map(|f| Broke {
+            code: f.code(),
+            message: f.of_copy(copy, copies),
+        })
+    })
 }
 
 /// Writes a report to a `--save` file, atomically; the error, if any.
@@ -840,7 +842,7 @@ fn each_on_a_thread<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync) 
 
 /// Starts `jobs` copies of the implementation at once, each answering
 /// `start` before the run begins.
-fn start_copies(command: &[String], limits: &Limits, jobs: usize) -> Result<Vec<Process>, Fail> {
+fn start_copies(command: &[String], limits: &Limits, jobs: usize) -> Result<Vec<Process>, Broke> {
     let started = each_on_a_thread((0..jobs).collect(), |_| {
         Process::start(command, limits.clone())
     });
@@ -848,10 +850,21 @@ fn start_copies(command: &[String], limits: &Limits, jobs: usize) -> Result<Vec<
     for (copy, started) in started.into_iter().enumerate() {
         match started {
             Ok(p) => processes.push(p),
-            Err(f) => return Err(Fail(f.of_copy(copy, jobs))),
+            Err(f) => {
+                return Err(Broke {
+                    code: f.code(),
+                    message: f.of_copy(copy, jobs),
+                })
+            }
         }
     }
     Ok(processes)
+}
+
+/// How the implementation's process broke: its code and its line.
+struct Broke {
+    code: &'static str,
+    message: String,
 }
 
 /// `report`: the page comparing the implementations of the `--json`
@@ -899,15 +912,16 @@ fn conclude(
     report: &diff::Report,
     files: &Files,
     save_error: Option<String>,
-    stopped: Option<String>,
+    stopped: Option<Broke>,
 ) -> Result<ExitCode, Fail> {
     let standing = Standing::of(report);
     if let Some(path) = &files.standing {
         write_file(path, standing.markdown().as_bytes())?;
     }
-    files
-        .reports
-        .write(|| report::Run::of(report, &standing, stopped.as_deref()))?;
+    files.reports.write(|| {
+        let stopped = stopped.as_ref().map(|b| (b.code, b.message.as_str()));
+        report::Run::of(report, &standing, stopped)
+    })?;
     if files.json {
         #[derive(serde::Serialize)]
         struct Json<'a> {
@@ -935,7 +949,7 @@ fn conclude(
         return Err(Fail(format!("{}; the case: {case}{note}", f.message)));
     }
     if let Some(f) = stopped {
-        return Err(Fail(f));
+        return Err(Fail(f.message));
     }
     Ok(if report.divergences.is_empty() && standing.shown() {
         ExitCode::SUCCESS

@@ -64,6 +64,9 @@ pub struct Said {
     /// The fault that ended the run, if one did.
     #[serde(default)]
     pub fault: Option<String>,
+    /// Its code.
+    #[serde(default)]
+    pub fault_code: Option<String>,
     /// Clause by clause.
     pub clauses: Vec<ClauseSaid>,
     /// The first case the implementation errored on though it owed an
@@ -98,12 +101,24 @@ pub struct ClauseSaid {
 pub struct Example {
     /// The judge's sentences.
     pub reason: Vec<String>,
+    /// Their codes, in the same order (empty where a sentence is no
+    /// violation, and in a report of an oracle before codes).
+    #[serde(default)]
+    pub codes: Vec<String>,
     /// The minimal case.
     pub case: Value,
     /// The reference outcome.
     pub expected: Value,
     /// What the implementation answered.
     pub observed: Value,
+}
+
+impl Example {
+    /// The distinct codes of its findings, in their order:
+    /// `unknown-call-id, missing-artifact`.
+    pub fn codes_text(&self) -> String {
+        crate::standing::distinct_codes(&self.codes).join(", ")
+    }
 }
 
 /// One pinned conformance vector in a run.
@@ -141,14 +156,22 @@ pub struct Run {
     pub vectors: Vec<Pinned>,
     /// When the implementation's process broke (exit 2): how, in one line.
     pub broken: Option<String>,
+    /// And its code, one of [`crate::code::PROCESS_FAULTS`] (none in a
+    /// report of an oracle before codes).
+    pub broken_code: Option<String>,
     /// The case it broke on, when it broke on one.
     pub broken_case: Option<Value>,
 }
 
 impl Run {
     /// The run of `report`, whose standing is `standing`; `stopped` is a
-    /// fault of the process when it was told to stop, after the run.
-    pub fn of(report: &Report, standing: &Standing, stopped: Option<&str>) -> Result<Run, String> {
+    /// fault of the process when it was told to stop, after the run (its
+    /// code and its line).
+    pub fn of(
+        report: &Report,
+        standing: &Standing,
+        stopped: Option<(&str, &str)>,
+    ) -> Result<Run, String> {
         let said: Said = serde_json::to_value(standing)
             .and_then(serde_json::from_value)
             .map_err(|e| format!("cannot encode the standing: {e}"))?;
@@ -169,6 +192,11 @@ impl Run {
                     .iter()
                     .map(|v| crate::wire::shown_lone(&v.message).into_owned())
                     .collect(),
+                codes: x
+                    .violations
+                    .iter()
+                    .map(|v| v.code.name().to_owned())
+                    .collect(),
                 case: serde_json::to_value(&x.case).unwrap_or_default(),
                 expected: serde_json::to_value(&x.expected).unwrap_or_default(),
                 observed: x.observed.clone(),
@@ -178,11 +206,12 @@ impl Run {
     }
 
     /// The run whose implementation never started: nothing judged, and
-    /// `why`.
-    pub fn unstarted(report: &Report, why: &str) -> Result<Run, String> {
-        let mut run = Run::of(report, &Standing::of(report), Some(why))?;
+    /// `why`, whose code is `code`.
+    pub fn unstarted(report: &Report, code: &str, why: &str) -> Result<Run, String> {
+        let mut run = Run::of(report, &Standing::of(report), Some((code, why)))?;
         run.said.complete = false;
         run.said.fault = Some(why.to_owned());
+        run.said.fault_code = Some(code.to_owned());
         run.said.clauses.clear();
         Ok(run)
     }
@@ -210,15 +239,20 @@ impl Run {
     fn read_back(
         said: Said,
         vectors: &VectorsRun,
-        stopped: Option<&str>,
+        stopped: Option<(&str, &str)>,
         broken_case: Option<Value>,
     ) -> Run {
-        let broken = said.fault.clone().or(stopped.map(str::to_owned));
+        let (broken, broken_code) = match (&said.fault, stopped) {
+            (Some(why), _) => (Some(why.clone()), said.fault_code.clone()),
+            (None, Some((code, why))) => (Some(why.to_owned()), Some(code.to_owned())),
+            (None, None) => (None, None),
+        };
         let vectors = pinned(&said, vectors, broken.is_some());
         Run {
             said,
             vectors,
             broken,
+            broken_code,
             broken_case,
         }
     }

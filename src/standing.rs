@@ -55,6 +55,9 @@ impl Status {
 pub struct Counterexample {
     /// What the judge said, one sentence per violation of the clause.
     pub reason: Vec<String>,
+    /// The code of each of those (`src/codes.md`), in the same order; empty
+    /// for a reason that is no violation (an `errored` reply).
+    pub codes: Vec<String>,
     /// The minimal case (the sibling that showed it).
     pub case: Case,
     /// The reference outcome of that case.
@@ -65,18 +68,20 @@ pub struct Counterexample {
 
 impl Counterexample {
     fn of(vector: &Vector, clause: Option<Clause>) -> Counterexample {
-        let reason = vector
+        let (reason, codes): (Vec<String>, Vec<String>) = vector
             .violations
             .iter()
             .filter(|v| clause.is_none_or(|c| v.clause == c))
-            .map(|v| v.message.clone())
-            .collect::<Vec<_>>();
+            .map(|v| (v.message.clone(), v.code.name().to_owned()))
+            .unzip();
+        let (reason, codes) = if reason.is_empty() {
+            (vec![vector.description.clone()], vec![String::new()])
+        } else {
+            (reason, codes)
+        };
         Counterexample {
-            reason: if reason.is_empty() {
-                vec![vector.description.clone()]
-            } else {
-                reason
-            },
+            reason,
+            codes,
             case: vector.case.clone(),
             expected: vector.expected.clone(),
             observed: vector.observed.clone(),
@@ -150,6 +155,9 @@ pub struct Standing {
     /// The fault that ended the run, if one did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fault: Option<String>,
+    /// Its code, one of [`crate::code::PROCESS_FAULTS`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault_code: Option<String>,
     /// Clause by clause: ¶1 to ¶4, RT-TOOL-2, RT-TOOL-6 and the outcome's
     /// shape.
     pub clauses: Vec<ClauseStanding>,
@@ -228,6 +236,7 @@ impl Standing {
             vectors_skipped: report.vectors.skipped.clone(),
             complete,
             fault: report.fault.as_ref().map(|f| f.message.clone()),
+            fault_code: report.fault.as_ref().map(|f| f.code.clone()),
             errored: if complete {
                 first("errored").map(|v| Counterexample::of(&v, None))
             } else {
@@ -340,6 +349,10 @@ impl Standing {
             for r in &x.reason {
                 let _ = writeln!(md, "- {}", markdown(r));
             }
+            let codes = distinct_codes(&x.codes);
+            if !codes.is_empty() {
+                let _ = writeln!(md, "\nCodes: `{}`.", codes.join("`, `"));
+            }
             let json = format!(
                 "{{\"case\": {},\n \"expected\": {},\n \"observed\": {}}}",
                 compact(&x.case),
@@ -383,6 +396,18 @@ impl Standing {
             String::new()
         }
     }
+}
+
+/// The distinct codes among a counterexample's `codes`, in their order, the
+/// empty ones (a reason that is no violation) left out.
+pub fn distinct_codes(codes: &[String]) -> Vec<&str> {
+    let mut seen: Vec<&str> = Vec::new();
+    for c in codes {
+        if !c.is_empty() && !seen.contains(&c.as_str()) {
+            seen.push(c);
+        }
+    }
+    seen
 }
 
 /// A value as compact JSON.

@@ -176,6 +176,10 @@ fn example(html: &mut String, id: &str, heading: &str, x: &Example) {
         let _ = writeln!(html, "<li>{}</li>", markup(r));
     }
     html.push_str("</ul>\n");
+    let codes = x.codes_text();
+    if !codes.is_empty() {
+        let _ = writeln!(html, "<p>Codes: <code>{}</code></p>", markup(&codes));
+    }
     let (expected, observed) = marked(&json_pretty(&x.expected), &json_pretty(&x.observed));
     let _ = writeln!(
         html,
@@ -191,7 +195,10 @@ fn example(html: &mut String, id: &str, heading: &str, x: &Example) {
 
 /// What a run that broke says instead of a standing.
 fn broken(html: &mut String, run: &Run, id: &str) {
-    let why = run.broken.as_deref().unwrap_or("unknown");
+    let mut why = run.broken.clone().unwrap_or_else(|| "unknown".into());
+    if let Some(code) = &run.broken_code {
+        why = format!("{why} ({code})");
+    }
     let _ = writeln!(
         html,
         "<section class=\"broken\" aria-labelledby=\"{id}\">\n<h3 id=\"{id}\">No standing: the process broke</h3>\n<p>{}</p>",

@@ -76,6 +76,10 @@ fn counts(suites: &[&Suite]) -> String {
 /// (`minimal case`, or `case` for a pinned vector, which is not shrunk).
 fn example_text(x: &Example, case: &str) -> String {
     let mut text = x.reason.join("\n");
+    let codes = x.codes_text();
+    if !codes.is_empty() {
+        let _ = write!(text, "\ncodes: {codes}");
+    }
     let _ = write!(
         text,
         "\n\n{case:<13} {}\nexpected:     {}\nobserved:     {}\n",
@@ -118,7 +122,10 @@ pub fn junit(run: &Run) -> String {
             outcome: Outcome::Not {
                 element: "error",
                 message: why.clone(),
-                kind: "process-fault".into(),
+                kind: run
+                    .broken_code
+                    .clone()
+                    .unwrap_or_else(|| "process-fault".into()),
                 text,
             },
             out: None,
@@ -131,7 +138,13 @@ pub fn junit(run: &Run) -> String {
                 (Status::NotMet, Some(x)) => Outcome::Not {
                     element: "failure",
                     message: x.reason.first().cloned().unwrap_or_default(),
-                    kind: c.clause.id().into(),
+                    // The first finding's code, which CI panels group by.
+                    kind: x
+                        .codes
+                        .first()
+                        .filter(|c| !c.is_empty())
+                        .cloned()
+                        .unwrap_or_else(|| c.clause.id().into()),
                     text: example_text(x, "minimal case:"),
                 },
                 (Status::NotMet, None) => Outcome::Not {

@@ -210,7 +210,21 @@ fn the_campaign_matrix_runs_as_written() {
     // the badge say it is not met.
     let read = |name: &str| std::fs::read_to_string(dir.join(name)).expect(name);
     assert!(read("junit.xml").contains("<failure message=\""));
-    assert!(read("junit.xml").contains("type=\"RT-TOOL-3 ¶3\""));
+    assert!(read("junit.xml").contains(" name=\"RT-TOOL-3 ¶3: "));
+    // Its type, the first finding's code: a code of ¶3.
+    let junit = read("junit.xml");
+    let kind = junit
+        .split("<failure message=\"")
+        .nth(1)
+        .and_then(|f| f.split(" type=\"").nth(1))
+        .and_then(|t| t.split('"').next())
+        .expect("a failure with a type");
+    let code = rt_tool_3::judge::Code::of_name(kind).expect("the type is a code");
+    assert_eq!(
+        code.clause(),
+        rt_tool_3::judge::Clause::ProseFromData,
+        "{kind}"
+    );
     assert!(read("standing.html").contains("RT-TOOL-3 ¶3: not met"));
     let badge: Value = serde_json::from_str(&read("badge.json")).expect("the badge's JSON");
     assert_eq!(badge["message"], "¶1 ¶2 ¶4 met, ¶3 not met");

@@ -998,10 +998,26 @@ fn junit_page_and_badge_of_a_conforming_a_failing_and_a_crashing_run() {
     let (doc, [_, failures, errors, _]) = junit(&xml);
     assert_eq!(errors, 0);
     assert!(failures >= 1);
+    // The failure of ¶1's test case, its type the code of the first
+    // finding, a code of ¶1.
     let failure = doc
         .descendants()
-        .find(|n| n.has_tag_name("failure") && n.attribute("type") == Some("RT-TOOL-3 ¶1"))
+        .find(|n| {
+            n.has_tag_name("failure")
+                && n.parent()
+                    .and_then(|t| t.attribute("name"))
+                    .is_some_and(|name| name.starts_with("RT-TOOL-3 ¶1: "))
+        })
         .expect("a failure naming ¶1");
+    let code = failure
+        .attribute("type")
+        .and_then(rt_tool_3::judge::Code::of_name)
+        .expect("its type is a code");
+    assert_eq!(
+        code.clause(),
+        rt_tool_3::judge::Clause::KeyByKey,
+        "{code:?}"
+    );
     let body = text_of(failure);
     for line in ["minimal case: {", "expected:     {", "observed:     {"] {
         assert!(body.contains(line), "{body}");
@@ -1453,6 +1469,7 @@ mod hostile {
         let mut standing = Standing::of(&report);
         let example = Counterexample {
             reason: vec![f[9].clone(), f[10].clone()],
+            codes: vec!["unknown-call-id".into(), String::new()],
             case,
             expected,
             observed,

@@ -381,33 +381,45 @@ fn a_reply_holding_a_lone_surrogate_is_a_divergence_and_the_run_goes_on() {
 
 #[test]
 fn process_faults_exit_2_naming_the_case() {
+    // The fault of `serve`, what the line says, and its code.
     let faults = [
-        ("crash", "crashed"),
-        ("hang", "hung: no reply within 2s"),
+        ("crash", "crashed", "crashed"),
+        ("hang", "hung: no reply within 2s", "hung"),
         // The line as the process wrote it, its newline left out.
         (
             "garbage",
             "replied with garbage: expected value at line 1 column 1: \
              Traceback (most recent call last): not json; the case: ",
+            "garbage",
         ),
-        ("wrong-seq", "answered request seq 1 with seq 2"),
+        (
+            "wrong-seq",
+            "answered request seq 1 with seq 2",
+            "wrong-seq",
+        ),
         (
             "no-start",
             "did not answer start with ready: the implementation hung",
+            "no-ready",
         ),
-        ("partial-line", "stdout ended inside a line"),
-        ("huge-line", "a line longer than 16777216 bytes"),
+        ("partial-line", "stdout ended inside a line", "crashed"),
+        (
+            "huge-line",
+            "a line longer than 16777216 bytes",
+            "line-too-long",
+        ),
         (
             "extra-lines",
             "answered request seq 1 with a line without seq: {\"ready\":true",
+            "wrong-seq",
         ),
     ];
     // Two seeds each, side by side: where the fault strikes (a case's first
     // request, or one of its siblings) must not change what is reported.
     std::thread::scope(|scope| {
-        for (fault, says) in faults {
+        for (fault, says, code) in faults {
             for seed in ["3", "5"] {
-                scope.spawn(move || process_fault(fault, seed, says));
+                scope.spawn(move || process_fault(fault, seed, says, code));
             }
         }
     });
@@ -447,15 +459,36 @@ fn a_process_fault_writes_a_standing_that_claims_nothing() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-fn process_fault(fault: &str, seed: &str, says: &str) {
+fn process_fault(fault: &str, seed: &str, says: &str, code: &str) {
     // Only a silent process needs the timeout to be short; the others are
     // told apart by what they do, and a loaded machine must not turn a
     // slow reply into a hang.
     let timeout = if says.contains("hung") { "2" } else { "30" };
     let (out, dir) = diff(
         &format!("{fault}-{seed}"),
-        &["--cases", "50", "--seed", seed, "--timeout", timeout],
+        &[
+            "--cases",
+            "50",
+            "--seed",
+            seed,
+            "--timeout",
+            timeout,
+            "--junit",
+            "run.xml",
+        ],
         &["--fault", fault],
+    );
+    // The JUnit error says which way it broke, by its stable code.
+    let junit = std::fs::read_to_string(dir.join("run.xml")).expect("the JUnit is written");
+    assert!(
+        junit.contains("<error message=\"") && junit.contains(&format!(" type=\"{code}\"")),
+        "{fault}/{seed}: no error of type {code}: {junit}"
+    );
+    assert!(
+        rt_tool_3::code::PROCESS_FAULTS
+            .iter()
+            .any(|(c, _)| *c == code),
+        "{code} is documented"
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{fault}: {err}");

@@ -52,7 +52,9 @@
 //! carry another call's marker.
 //! So a conforming implementation with its own prose rendering or artifact
 //! order passes; `--prose exact` additionally demands the reference
-//! rendering.
+//! rendering. What a sibling shows is reported on the case sent (the one
+//! generated, replayed or shrunk), the sibling beside it as it was sent
+//! ([`Vector::sibling`]): replaying the case builds the same siblings.
 //!
 //! Worked example: for `{"calls": [{"tool_call_id": "c1", "result":
 //! {"success": true, "data": "made", "error": "x", "artifacts": [A]}}, …]}`
@@ -95,13 +97,50 @@ pub struct Vector {
     pub cites: Vec<Cite>,
     /// Each violation, said so a person can act on it.
     pub violations: Vec<Violation>,
-    /// The case sent.
+    /// The case sent: as generated, replayed or shrunk, never a sibling
+    /// (replaying it builds the same siblings again).
     pub case: Case,
     /// The reference outcome of that case.
     pub expected: Outcome,
-    /// What the implementation answered.
+    /// What the implementation answered to it.
+    pub observed: Value,
+    /// When one of the case's siblings showed the violations rather than
+    /// the case itself: which, as it was sent, and what came back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sibling: Option<SiblingRun>,
+}
+
+/// A sibling of a case, as `diff` sent it, and what came back: the run
+/// that showed a divergence the case alone did not.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SiblingRun {
+    /// Which sibling: `marked`, `canary`, `exposure-alone` or `repeat`.
+    pub name: String,
+    /// What it changes from the case, in a few words.
+    pub what: String,
+    /// The sibling as sent.
+    pub case: Case,
+    /// Its reference outcome.
+    pub expected: Outcome,
+    /// What the implementation answered to it.
     pub observed: Value,
 }
+
+/// The siblings of a case by request index (0 is the case itself): the
+/// name and what each changes.
+const SIBLINGS: [(&str, &str); 5] = [
+    ("case", "the case itself"),
+    (
+        "marked",
+        "the case with its exposure flipped and a marker in each call's data",
+    ),
+    (
+        "canary",
+        "the marked sibling with fresh call ids, and its artifacts, other keys and error swapped for canaries",
+    ),
+    ("exposure-alone", "the case with its exposure flipped and nothing else"),
+    ("repeat", "the case sent again, as it is"),
+];
 
 /// One bug found: the vectors of the case that first showed it, and of the
 /// minimal case it shrank to.
@@ -1311,12 +1350,17 @@ impl Sent {
                     })
                 }
                 Reply::Errored(message) => {
+                    let errored = self.errored(i, &message);
+                    let first = runs.first().cloned().unwrap_or_default();
                     return Ok(Examined {
-                        vectors: self.errored(i, &message).into_iter().collect(),
+                        vectors: errored
+                            .map(|v| self.as_sent(i, v, &first))
+                            .into_iter()
+                            .collect(),
                         skipped: false,
                         warnings: Vec::new(),
                         over_floors,
-                    })
+                    });
                 }
             }
         }
@@ -1397,7 +1441,8 @@ impl Sent {
         let mut vectors = Vec::new();
         for (i, violations) in per_run.into_iter().enumerate() {
             if !violations.is_empty() {
-                vectors.push(vector(self.sibling(i), violations, runs[i].clone()));
+                let found = vector(self.sibling(i), violations, runs[i].clone());
+                vectors.push(self.as_sent(i, found, &runs[0]));
             }
         }
         Ok(Examined {
@@ -1451,6 +1496,27 @@ impl Sent {
         Some((3 + hidden, differs))
     }
 
+    /// `found`, a vector of request `i`, as the case sent: a sibling's run
+    /// moved into [`Vector::sibling`], and the case itself, its reference
+    /// outcome and `observed`, what came back to it, in its place. Each
+    /// sibling is rebuilt from the case, so the vector replays as it is.
+    fn as_sent(&mut self, i: usize, mut found: Vector, observed: &Value) -> Vector {
+        if i == 0 {
+            return found;
+        }
+        let (name, what) = SIBLINGS[i.min(SIBLINGS.len() - 1)];
+        let case = std::mem::replace(&mut found.case, self.case.clone());
+        let expected = std::mem::replace(&mut found.expected, model::outcome(&self.case));
+        found.sibling = Some(SiblingRun {
+            name: name.into(),
+            what: what.into(),
+            case,
+            expected,
+            observed: std::mem::replace(&mut found.observed, observed.clone()),
+        });
+        found
+    }
+
     /// The vector of an `errored` reply to sibling `i`, if it counts: on a
     /// strict-zone case the implementation owes an outcome; on a case over
     /// RT-TOOL-6's floors alone "the run is not failed".
@@ -1469,6 +1535,7 @@ impl Sent {
                 expected: model::outcome(&case),
                 case,
                 observed,
+                sibling: None,
             }),
             Zone::Lenient(why) if model::shape_reasons(&case).is_empty() => {
                 let violation = Violation::new(
@@ -1501,6 +1568,7 @@ fn vector(case: Case, violations: Vec<Violation>, observed: Value) -> Vector {
         expected: model::outcome(&case),
         case,
         observed,
+        sibling: None,
     }
 }
 

@@ -1028,11 +1028,20 @@ fn print_report(
                 cut |= shortened;
                 // A lone surrogate the reply held, as the reply wrote it.
                 let value = rt_tool_3::wire::shown_lone(&value);
-                text.push_str(&format!("  {label} {value}\n"));
+                format!("  {label} {value}\n")
             };
-            line("minimal case:", serde_json::to_value(&v.case));
-            line("expected:    ", serde_json::to_value(&v.expected));
-            line("observed:    ", Ok(v.observed.clone()));
+            let mut lines = vec![
+                line("minimal case:", serde_json::to_value(&v.case)),
+                line("expected:    ", serde_json::to_value(&v.expected)),
+                line("observed:    ", Ok(v.observed.clone())),
+            ];
+            if let Some(s) = &v.sibling {
+                lines.push(format!("  shown on its {} sibling ({}):\n", s.name, s.what));
+                lines.push(line("sibling case:", serde_json::to_value(&s.case)));
+                lines.push(line("expected:    ", serde_json::to_value(&s.expected)));
+                lines.push(line("observed:    ", Ok(s.observed.clone())));
+            }
+            text.push_str(&lines.concat());
             if cut {
                 text.push_str(&format!("  {CUT_NOTE}\n"));
             }

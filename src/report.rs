@@ -111,6 +111,24 @@ pub struct Example {
     pub expected: Value,
     /// What the implementation answered.
     pub observed: Value,
+    /// When a sibling of the case showed it: which, as sent, and its run.
+    #[serde(default)]
+    pub sibling: Option<SiblingExample>,
+}
+
+/// A sibling's run, read back.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct SiblingExample {
+    /// Which sibling.
+    pub name: String,
+    /// What it changes from the case.
+    pub what: String,
+    /// The sibling as sent.
+    pub case: Value,
+    /// Its reference outcome.
+    pub expected: Value,
+    /// What came back to it.
+    pub observed: Value,
 }
 
 impl Example {
@@ -200,6 +218,13 @@ impl Run {
                 case: serde_json::to_value(&x.case).unwrap_or_default(),
                 expected: serde_json::to_value(&x.expected).unwrap_or_default(),
                 observed: x.observed.clone(),
+                sibling: x.sibling.as_ref().map(|s| SiblingExample {
+                    name: s.name.clone(),
+                    what: s.what.clone(),
+                    case: serde_json::to_value(&s.case).unwrap_or_default(),
+                    expected: serde_json::to_value(&s.expected).unwrap_or_default(),
+                    observed: s.observed.clone(),
+                }),
             });
         }
         Ok(run)

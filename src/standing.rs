@@ -58,12 +58,15 @@ pub struct Counterexample {
     /// The code of each of those (`src/codes.md`), in the same order; empty
     /// for a reason that is no violation (an `errored` reply).
     pub codes: Vec<String>,
-    /// The minimal case (the sibling that showed it).
+    /// The minimal case, as sent.
     pub case: Case,
     /// The reference outcome of that case.
     pub expected: crate::wire::Outcome,
     /// What the implementation answered.
     pub observed: Value,
+    /// When a sibling of the case showed it: which, as sent, and its run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sibling: Option<crate::diff::SiblingRun>,
 }
 
 impl Counterexample {
@@ -85,6 +88,7 @@ impl Counterexample {
             case: vector.case.clone(),
             expected: vector.expected.clone(),
             observed: vector.observed.clone(),
+            sibling: vector.sibling.clone(),
         }
     }
 }
@@ -361,6 +365,22 @@ impl Standing {
             );
             let fence = fence(&json);
             let _ = write!(md, "\n{fence}json\n{json}\n{fence}\n");
+            if let Some(s) = &x.sibling {
+                let _ = writeln!(
+                    md,
+                    "\nShown on its {} sibling ({}):",
+                    markdown(&s.name),
+                    markdown(&s.what)
+                );
+                let json = format!(
+                    "{{\"case\": {},\n \"expected\": {},\n \"observed\": {}}}",
+                    compact(&s.case),
+                    compact(&s.expected),
+                    compact(&s.observed)
+                );
+                let fence = crate::escape::fence(&json);
+                let _ = write!(md, "\n{fence}json\n{json}\n{fence}\n");
+            }
         }
         let _ = write!(md, "\nReproduce with `{}`.\n", self.reproduce);
         md

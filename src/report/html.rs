@@ -188,9 +188,24 @@ fn example(html: &mut String, id: &str, heading: &str, x: &Example) {
          <figure><figcaption>Expected outcome (the reference)</figcaption><pre>{expected}</pre></figure>\n\
          <figure><figcaption>Observed outcome</figcaption><pre>{observed}</pre></figure>\n\
          </div>\n\
-         <p>Lines marked − in the expected outcome and + in the observed one are where the two differ.</p>\n</section>",
+         <p>Lines marked − in the expected outcome and + in the observed one are where the two differ.</p>",
         markup(&json_pretty(&x.case))
     );
+    if let Some(s) = &x.sibling {
+        let (expected, observed) = marked(&json_pretty(&s.expected), &json_pretty(&s.observed));
+        let _ = writeln!(
+            html,
+            "<p>Shown on its {} sibling ({}):</p>\n<div class=\"sides\">\n\
+             <figure><figcaption>The sibling, as sent</figcaption><pre>{}</pre></figure>\n\
+             <figure><figcaption>Expected outcome (the reference)</figcaption><pre>{expected}</pre></figure>\n\
+             <figure><figcaption>Observed outcome</figcaption><pre>{observed}</pre></figure>\n\
+             </div>",
+            markup(&s.name),
+            markup(&s.what),
+            markup(&json_pretty(&s.case))
+        );
+    }
+    html.push_str("</section>\n");
 }
 
 /// What a run that broke says instead of a standing.

@@ -87,6 +87,17 @@ fn example_text(x: &Example, case: &str) -> String {
         json(&x.expected),
         json(&x.observed)
     );
+    if let Some(s) = &x.sibling {
+        let _ = write!(
+            text,
+            "shown on its {} sibling ({}):\nsibling case: {}\nexpected:     {}\nobserved:     {}\n",
+            s.name,
+            s.what,
+            json(&s.case),
+            json(&s.expected),
+            json(&s.observed)
+        );
+    }
     text
 }
 

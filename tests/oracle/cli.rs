@@ -1470,9 +1470,21 @@ mod hostile {
         let example = Counterexample {
             reason: vec![f[9].clone(), f[10].clone()],
             codes: vec!["unknown-call-id".into(), String::new()],
-            case,
-            expected,
+            case: case.clone(),
+            expected: expected.clone(),
             observed,
+            sibling: None,
+        };
+        // The errored case: shown on its marked sibling, hostile as well.
+        let errored = Counterexample {
+            sibling: Some(rt_tool_3::diff::SiblingRun {
+                name: "marked".into(),
+                what: f[9].clone(),
+                case,
+                expected,
+                observed: json!({"errored": true, "message": f[10]}),
+            }),
+            ..example.clone()
         };
         standing.clauses = Clause::ALL
             .into_iter()
@@ -1490,7 +1502,7 @@ mod hostile {
                 counterexample: (clause == Clause::KeyByKey).then(|| example.clone()),
             })
             .collect();
-        standing.errored = Some(example);
+        standing.errored = Some(errored);
         if broken {
             standing.complete = false;
             standing.fault = Some(f[10].clone());

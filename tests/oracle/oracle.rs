@@ -112,7 +112,14 @@ fn delivery_is_judged_on_a_sibling_that_changes_the_exposure_alone() {
     assert!(!vectors.is_empty(), "{report:#}");
     for vector in vectors {
         let case = &vector["case"];
-        let hidden = case["exposed"] != true;
+        // Shown on the exposure-alone sibling or the repeat, whichever had
+        // the port hidden.
+        let sibling = &vector["sibling"];
+        assert!(
+            ["exposure-alone", "repeat"].contains(&sibling["name"].as_str().unwrap_or("")),
+            "{vector:#}"
+        );
+        let hidden = sibling["case"]["exposed"] != true;
         assert!(
             hidden,
             "¶4 is charged to the run with the port hidden: {vector:#}"
@@ -1172,4 +1179,68 @@ fn a_run_shows_only_what_its_implementation_did_not_skip() {
     assert!(report["skipped"].as_u64() > Some(0), "{report}");
     assert_eq!(with_status(&report, "not-shown"), Vec::<String>::new());
     assert_eq!(with_status(&report, "met").len(), 7, "{report}");
+}
+
+/// A ¶3 divergence that a sibling showed names the case the implementation
+/// was sent as its minimal case, and the sibling apart: `count-in-prose`
+/// says in a call's prose how many artifacts it returned, which only the
+/// canary sibling (one artifact more a call) shows changing. The case
+/// carries no canary and no marker; the sibling does; the saved case,
+/// replayed alone, shows the same divergence.
+#[test]
+fn a_divergence_a_sibling_showed_is_the_case_sent_and_names_the_sibling() {
+    let (out, dir) = diff(
+        "sibling-vector",
+        &["--cases", "64", "--seed", "2", "--json", "--no-vectors"],
+        &["--fault", "count-in-prose"],
+    );
+    let report: Value = rt_tool_3::wire::parse(&out.stdout).expect("a JSON report");
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    let divergence = &report["divergences"][0];
+    assert_eq!(divergence["signature"], serde_json::json!(["RT-TOOL-3 ¶3"]));
+    let vector = &divergence["minimal"][0];
+    assert!(!vector["case"].to_string().contains("CANARY"), "{vector:#}");
+    assert!(!vector["case"].to_string().contains("MARK"), "{vector:#}");
+    let sibling = &vector["sibling"];
+    assert_eq!(sibling["name"], "canary", "{vector:#}");
+    assert!(sibling["case"].to_string().contains("CANARY"), "{vector:#}");
+    let codes: Vec<&Value> = vector["violations"]
+        .as_array()
+        .expect("violations")
+        .iter()
+        .map(|v| &v["code"])
+        .collect();
+    assert_eq!(codes, [&Value::from("prose-changed")], "{vector:#}");
+    // The standing's counterexample is the same case, the sibling beside it.
+    let clauses = report["standing"]["clauses"].as_array().expect("clauses");
+    let standing = clauses
+        .iter()
+        .find(|c| c["clause"] == "RT-TOOL-3 ¶3")
+        .expect("¶3");
+    assert_eq!(standing["counterexample"]["case"], vector["case"]);
+    assert_eq!(standing["counterexample"]["sibling"]["name"], "canary");
+    // Replayed alone, the saved case shows ¶3 again.
+    let saved = dir.join("rt-tool-3-divergences.json");
+    let out = Command::new(BIN)
+        .args([
+            "diff",
+            "--cases",
+            "0",
+            "--no-vectors",
+            "--json",
+            "--save",
+            "/dev/null",
+            "--replay",
+        ])
+        .arg(&saved)
+        .args(["--", BIN, "serve", "--fault", "count-in-prose"])
+        .output()
+        .expect("diff runs");
+    let replayed: Value = rt_tool_3::wire::parse(&out.stdout).expect("a JSON report");
+    assert_eq!(out.status.code(), Some(1), "{replayed}");
+    assert_eq!(
+        replayed["divergences"][0]["signature"],
+        serde_json::json!(["RT-TOOL-3 ¶3"])
+    );
+    let _ = std::fs::remove_dir_all(dir);
 }

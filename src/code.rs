@@ -384,6 +384,20 @@ pub const PROCESS_FAULTS: [(&str, &str); 8] = [
     ),
 ];
 
+/// The other ways a command ends with exit 2, each by its stable code:
+/// with `--json`, the `code` of the one line `{"error": {"code", "message"}}`
+/// written on stdout when nothing else was.
+pub const EXIT_2: [(&str, &str); 2] = [
+    (
+        "invalid-input",
+        "an input is not what it must be (a case, an outcome, a file to replay or merge, an argument); nothing was judged",
+    ),
+    (
+        "cannot-write",
+        "an output could not be written (stdout, `--save`, `--standing`, a report)",
+    ),
+];
+
 /// The documented list of codes, as Markdown: `src/codes.md` is this.
 pub fn markdown() -> String {
     let mut out = String::from(
@@ -423,6 +437,15 @@ pub fn markdown() -> String {
          | code | what happened |\n|---|---|\n",
     );
     for (code, meaning) in PROCESS_FAULTS {
+        out.push_str(&format!("| `{code}` | {meaning} |\n"));
+    }
+    out.push_str(
+        "\nAny other exit 2 is one of these. With `--json` (`check`, `diff`, `merge`, `cases`), a\n\
+         command that ends so before writing anything on stdout writes there one line,\n\
+         `{\"error\": {\"code\": …, \"message\": …}}`, its code one of the process faults above or:\n\n\
+         | code | what happened |\n|---|---|\n",
+    );
+    for (code, meaning) in EXIT_2 {
         out.push_str(&format!("| `{code}` | {meaning} |\n"));
     }
     out

@@ -7,7 +7,7 @@
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 
 use clap::{Parser, Subcommand};
@@ -225,11 +225,58 @@ enum Command {
 }
 
 /// A failure that ends the command with exit code 2 and one line on stderr.
-struct Fail(String);
+struct Fail {
+    /// Which way: one of `rt_tool_3::code::EXIT_2` or of
+    /// `rt_tool_3::code::PROCESS_FAULTS`.
+    code: &'static str,
+    /// What happened, in one line.
+    line: String,
+}
+
+impl From<String> for Fail {
+    /// An input that is not what it must be: a case, an outcome, a file to
+    /// replay or merge, an argument.
+    fn from(line: String) -> Fail {
+        Fail {
+            code: "invalid-input",
+            line,
+        }
+    }
+}
+
+impl Fail {
+    /// Output that could not be written (stdout, `--save`, a report).
+    fn write(line: String) -> Fail {
+        Fail {
+            code: "cannot-write",
+            line,
+        }
+    }
+
+    /// The implementation's process broke, in the way `code` names.
+    fn process(code: &'static str, line: String) -> Fail {
+        Fail { code, line }
+    }
+}
+
+/// Whether the command asked for JSON on stdout (`--json`): then an exit 2
+/// before anything was written there writes its code and line there too.
+static JSON_OUT: AtomicBool = AtomicBool::new(false);
+
+/// Whether anything was written on stdout.
+static PRINTED: AtomicBool = AtomicBool::new(false);
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     INPUT_BOUND.store(cli.max_input_bytes, Ordering::Relaxed);
+    let json = match &cli.command {
+        Command::Check { json, .. }
+        | Command::Diff { json, .. }
+        | Command::Merge { json, .. }
+        | Command::Cases { json, .. } => *json,
+        _ => false,
+    };
+    JSON_OUT.store(json, Ordering::Relaxed);
     let result = match cli.command {
         Command::Verdict { file } => verdict(file),
         Command::Check {
@@ -272,8 +319,8 @@ fn main() -> ExitCode {
                 siblings: true,
             };
             if shard.is_some() && seed.is_none() {
-                return Err(Fail(
-                    "--shard needs --seed: every shard must draw from one stream".into(),
+                return Err(Fail::from(
+                    "--shard needs --seed: every shard must draw from one stream".to_owned(),
                 ));
             }
             let config = diff::Config {
@@ -338,12 +385,16 @@ fn main() -> ExitCode {
             };
             serve::serve(io::stdin().lock(), out, settings)
                 .map(|()| ExitCode::SUCCESS)
-                .map_err(|e| Fail(format!("serve: {e}")))
+                .map_err(|e| Fail::from(format!("serve: {e}")))
         }
     };
     match result {
         Ok(code) => code,
-        Err(Fail(line)) => {
+        Err(Fail { code, line }) => {
+            if JSON_OUT.load(Ordering::Relaxed) && !PRINTED.load(Ordering::Relaxed) {
+                let error = serde_json::json!({"error": {"code": code, "message": line}});
+                println!("{error}");
+            }
             eprintln!("rt-tool-3: {line}");
             ExitCode::from(2)
         }
@@ -368,29 +419,33 @@ fn verdict(file: Option<PathBuf>) -> Result<ExitCode, Fail> {
             Ok(ExitCode::SUCCESS)
         }
         Err(rt_tool_3::VerdictError::Invalid(e)) => {
-            Err(Fail(format!("invalid case in {name}: {e}")))
+            Err(Fail::from(format!("invalid case in {name}: {e}")))
         }
-        Err(rt_tool_3::VerdictError::Write(e)) => Err(Fail(format!("cannot write stdout: {e}"))),
+        Err(rt_tool_3::VerdictError::Write(e)) => {
+            Err(Fail::write(format!("cannot write stdout: {e}")))
+        }
     }
 }
 
 fn check(case: PathBuf, outcome: PathBuf, options: Options, json: bool) -> Result<ExitCode, Fail> {
     if case.as_os_str() == "-" && outcome.as_os_str() == "-" {
-        return Err(Fail("only one of CASE and OUTCOME can be stdin".into()));
+        return Err(Fail::from(
+            "only one of CASE and OUTCOME can be stdin".to_owned(),
+        ));
     }
     let (case_name, bytes) = read_input(Some(case))?;
-    let case =
-        Case::from_json(&bytes).map_err(|e| Fail(format!("invalid case in {case_name}: {e}")))?;
+    let case = Case::from_json(&bytes)
+        .map_err(|e| Fail::from(format!("invalid case in {case_name}: {e}")))?;
     // Each input's bytes are let go once parsed: only the parsed values
     // are held while the outcome is judged.
     drop(bytes);
     let (name, bytes) = read_input(Some(outcome))?;
     // An outcome holding a lone surrogate escape is judged, not refused.
     let observed: serde_json::Value = rt_tool_3::wire::parse_reply(&bytes)
-        .map_err(|e| Fail(format!("invalid outcome in {name}: {e}")))?;
+        .map_err(|e| Fail::from(format!("invalid outcome in {name}: {e}")))?;
     drop(bytes);
     let judgement = judge::judge(&case, &observed, options)
-        .map_err(|e| Fail(format!("invalid outcome in {name}: {e}")))?;
+        .map_err(|e| Fail::from(format!("invalid outcome in {name}: {e}")))?;
     if json {
         #[derive(serde::Serialize)]
         struct Report<'a> {
@@ -456,7 +511,7 @@ fn cases(count: u64, seed: u64) -> Result<ExitCode, Fail> {
     match written {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
-        Err(e) => Err(Fail(format!("cannot write stdout: {e}"))),
+        Err(e) => Err(Fail::write(format!("cannot write stdout: {e}"))),
     }
 }
 
@@ -466,7 +521,8 @@ fn cases(count: u64, seed: u64) -> Result<ExitCode, Fail> {
 fn census_of(n: u64, seed: u64, json: bool) -> Result<ExitCode, Fail> {
     let census = rt_tool_3::gen::Census::of(n, seed);
     let text = if json {
-        let mut text = serde_json::to_string_pretty(&census).map_err(|e| Fail(e.to_string()))?;
+        let mut text =
+            serde_json::to_string_pretty(&census).map_err(|e| Fail::from(e.to_string()))?;
         text.push('\n');
         text
     } else {
@@ -484,13 +540,13 @@ fn vectors(schema: bool) -> Result<ExitCode, Fail> {
     let value = if schema {
         rt_tool_3::vectors::schema()
     } else {
-        let vectors =
-            rt_tool_3::vectors::file().map_err(|e| Fail(format!("the built-in examples: {e}")))?;
+        let vectors = rt_tool_3::vectors::file()
+            .map_err(|e| Fail::from(format!("the built-in examples: {e}")))?;
         serde_json::to_value(vectors)
-            .map_err(|e| Fail(format!("cannot encode the vectors: {e}")))?
+            .map_err(|e| Fail::from(format!("cannot encode the vectors: {e}")))?
     };
-    let mut text =
-        serde_json::to_string_pretty(&value).map_err(|e| Fail(format!("cannot encode: {e}")))?;
+    let mut text = serde_json::to_string_pretty(&value)
+        .map_err(|e| Fail::from(format!("cannot encode: {e}")))?;
     text.push('\n');
     print(text.as_bytes())?;
     Ok(ExitCode::SUCCESS)
@@ -539,7 +595,7 @@ impl Reports {
         if writers.iter().all(|(path, _)| path.is_none()) {
             return Ok(());
         }
-        let run = run().map_err(Fail)?;
+        let run = run().map_err(Fail::from)?;
         for (path, render) in writers {
             if let Some(path) = path {
                 write_file(path, render(&run).as_bytes())?;
@@ -552,21 +608,20 @@ impl Reports {
 /// Writes a whole file atomically, or fails with one line.
 fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<(), Fail> {
     rt_tool_3::atomic::write(path, bytes)
-        .map_err(|e| Fail(format!("cannot write {}: {e}", path.display())))
+        .map_err(|e| Fail::write(format!("cannot write {}: {e}", path.display())))
 }
 
 /// The pinned vectors (unless left out), then each `--replay` file's
 /// cases, in order.
 fn fixed_cases(pinned: bool, replay: &[PathBuf]) -> Result<Vec<diff::Fixed>, Fail> {
     let mut fixed = match pinned {
-        true => {
-            rt_tool_3::replay::pinned().map_err(|e| Fail(format!("the built-in vectors: {e}")))?
-        }
+        true => rt_tool_3::replay::pinned()
+            .map_err(|e| Fail::from(format!("the built-in vectors: {e}")))?,
         false => Vec::new(),
     };
     for path in replay {
         let (name, bytes) = read_input(Some(path.clone()))?;
-        fixed.extend(rt_tool_3::replay::load(&name, &bytes).map_err(Fail)?);
+        fixed.extend(rt_tool_3::replay::load(&name, &bytes).map_err(Fail::from)?);
     }
     Ok(fixed)
 }
@@ -575,12 +630,12 @@ fn fixed_cases(pinned: bool, replay: &[PathBuf]) -> Result<Vec<diff::Fixed>, Fai
 /// `Duration` holds.
 fn seconds_of(flag: &str, seconds: f64) -> Result<std::time::Duration, Fail> {
     if !(seconds.is_finite() && seconds > 0.0) {
-        return Err(Fail(format!(
+        return Err(Fail::from(format!(
             "{flag} must be a positive number of seconds, not {seconds:?}"
         )));
     }
     std::time::Duration::try_from_secs_f64(seconds).map_err(|_| {
-        Fail(format!(
+        Fail::from(format!(
             "{flag} {seconds:?} is too long to be a number of seconds"
         ))
     })
@@ -595,8 +650,8 @@ fn run_diff(
     mut command: Vec<String>,
 ) -> Result<ExitCode, Fail> {
     if command.is_empty() {
-        let me =
-            std::env::current_exe().map_err(|e| Fail(format!("cannot find this program: {e}")))?;
+        let me = std::env::current_exe()
+            .map_err(|e| Fail::from(format!("cannot find this program: {e}")))?;
         command = vec![me.display().to_string(), "serve".into()];
     }
     let mut processes = match start_copies(&command, limits, jobs) {
@@ -615,8 +670,8 @@ fn run_diff(
                     .reports
                     .write(|| report::Run::unstarted(&report, code, &why))
                 {
-                    Ok(()) => Fail(why),
-                    Err(Fail(also)) => Fail(format!("{why}; and {also}")),
+                    Ok(()) => Fail::process(code, why),
+                    Err(also) => Fail::process(code, format!("{why}; and {}", also.line)),
                 },
             );
         }
@@ -873,7 +928,7 @@ fn compare(paths: &[PathBuf], out: &std::path::Path) -> Result<ExitCode, Fail> {
     let mut runs: Vec<report::Run> = Vec::with_capacity(paths.len());
     for path in paths {
         let (name, bytes) = read_input(Some(path.clone()))?;
-        let run = report::Run::read(&name, &bytes).map_err(Fail)?;
+        let run = report::Run::read(&name, &bytes).map_err(Fail::from)?;
         if let Some(first) = runs.first() {
             let text = |r: &report::Run| {
                 format!(
@@ -882,7 +937,7 @@ fn compare(paths: &[PathBuf], out: &std::path::Path) -> Result<ExitCode, Fail> {
                 )
             };
             if text(first) != text(&run) {
-                return Err(Fail(format!(
+                return Err(Fail::from(format!(
                     "{name} judged {}, the first report {}: a page compares runs against one text",
                     text(&run),
                     text(first)
@@ -901,7 +956,7 @@ fn merge(paths: &[PathBuf], files: &Files) -> Result<ExitCode, Fail> {
     for path in paths {
         parts.push(read_input(Some(path.clone()))?);
     }
-    let report = rt_tool_3::merge::merge(&parts).map_err(Fail)?;
+    let report = rt_tool_3::merge::merge(&parts).map_err(Fail::from)?;
     let save_error = save(files.save.as_deref(), &report);
     conclude(&report, files, save_error, None)
 }
@@ -937,7 +992,7 @@ fn conclude(
         print_report(report, &standing, files.save.as_deref())?;
     }
     if let Some(e) = save_error {
-        return Err(Fail(e));
+        return Err(Fail::write(e));
     }
     if let Some(f) = &report.fault {
         let (case, cut) = shown(&serde_json::to_value(&f.case).unwrap_or_default());
@@ -946,10 +1001,18 @@ fn conclude(
         } else {
             String::new()
         };
-        return Err(Fail(format!("{}; the case: {case}{note}", f.message)));
+        let code = rt_tool_3::code::PROCESS_FAULTS
+            .iter()
+            .map(|(c, _)| *c)
+            .find(|c| *c == f.code)
+            .unwrap_or("crashed");
+        return Err(Fail::process(
+            code,
+            format!("{}; the case: {case}{note}", f.message),
+        ));
     }
     if let Some(f) = stopped {
-        return Err(Fail(f.message));
+        return Err(Fail::process(f.code, f.message));
     }
     Ok(if report.divergences.is_empty() && standing.shown() {
         ExitCode::SUCCESS
@@ -1110,8 +1173,8 @@ fn read_input(file: Option<PathBuf>) -> Result<(String, Vec<u8>), Fail> {
     let (name, source): (String, Box<dyn Read>) = match file {
         Some(path) if path.as_os_str() != "-" => {
             let name = path.display().to_string();
-            let file =
-                std::fs::File::open(&path).map_err(|e| Fail(format!("cannot read {name}: {e}")))?;
+            let file = std::fs::File::open(&path)
+                .map_err(|e| Fail::from(format!("cannot read {name}: {e}")))?;
             let size = file
                 .metadata()
                 .ok()
@@ -1127,7 +1190,7 @@ fn read_input(file: Option<PathBuf>) -> Result<(String, Vec<u8>), Fail> {
                 (&file)
                     .take(bound.saturating_add(1))
                     .read_to_end(&mut bytes)
-                    .map_err(|e| Fail(format!("cannot read {name}: {e}")))?;
+                    .map_err(|e| Fail::from(format!("cannot read {name}: {e}")))?;
                 if bytes.len() as u64 > bound {
                     return Err(over_bound(&name, bound));
                 }
@@ -1154,7 +1217,7 @@ fn read_input(file: Option<PathBuf>) -> Result<(String, Vec<u8>), Fail> {
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(Fail(format!("cannot read {name}: {e}"))),
+            Err(e) => return Err(Fail::from(format!("cannot read {name}: {e}"))),
         };
         total += n as u64;
         if total > bound {
@@ -1166,7 +1229,7 @@ fn read_input(file: Option<PathBuf>) -> Result<(String, Vec<u8>), Fail> {
 
 /// The one line for an input over the bound.
 fn over_bound(name: &str, bound: u64) -> Fail {
-    Fail(format!(
+    Fail::from(format!(
         "{name} is over the input bound of {bound} bytes; --max-input-bytes raises it"
     ))
 }
@@ -1174,7 +1237,7 @@ fn over_bound(name: &str, bound: u64) -> Fail {
 /// Prints one value as one line of JSON, all at once: nothing partial.
 fn write_json_line<T: serde::Serialize>(value: &T) -> Result<(), Fail> {
     let mut line =
-        serde_json::to_vec(value).map_err(|e| Fail(format!("cannot encode output: {e}")))?;
+        serde_json::to_vec(value).map_err(|e| Fail::from(format!("cannot encode output: {e}")))?;
     line.push(b'\n');
     print(&line)
 }
@@ -1241,10 +1304,11 @@ fn shown(v: &serde_json::Value) -> (String, bool) {
 
 /// Writes finished output to stdout in one go, and flushes it.
 fn print(bytes: &[u8]) -> Result<(), Fail> {
+    PRINTED.store(true, Ordering::Relaxed);
     let mut out = io::stdout().lock();
     out.write_all(bytes)
         .and_then(|()| out.flush())
-        .map_err(|e| Fail(format!("cannot write stdout: {e}")))
+        .map_err(|e| Fail::write(format!("cannot write stdout: {e}")))
 }
 
 #[cfg(test)]

@@ -1793,3 +1793,75 @@ fn max_input_bytes_moves_the_bound() {
 fn tempdir(what: &str) -> std::path::PathBuf {
     support::tempdir(&format!("cli-{what}"))
 }
+
+/// With `--json`, an exit 2 before anything was written on stdout says its
+/// code there too, in one JSON line (`src/codes.md`): an invalid case to
+/// `check`, an implementation that cannot start to `diff`. A run that broke
+/// after its report was written keeps stdout to the report alone, the
+/// fault's code in it.
+#[test]
+fn an_exit_2_under_json_says_its_code_on_stdout() {
+    let dir = support::tempdir("exit-2-json");
+    let case = dir.join("case.json");
+    let outcome = dir.join("outcome.json");
+    std::fs::write(&case, "{\"calls\": [7]}").expect("write");
+    std::fs::write(&outcome, "{}").expect("write");
+    let documented = |code: &str| {
+        rt_tool_3::code::EXIT_2
+            .iter()
+            .chain(rt_tool_3::code::PROCESS_FAULTS.iter())
+            .any(|(c, _)| *c == code)
+    };
+    let error = |args: &[&str]| {
+        let out = Command::new(support::BIN)
+            .args(args)
+            .output()
+            .expect("it runs");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(stdout.lines().count(), 1, "{args:?}: {stdout}");
+        let line: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON line");
+        let code = line["error"]["code"].as_str().expect("a code").to_owned();
+        assert!(documented(&code), "{code}");
+        let message = line["error"]["message"].as_str().expect("a message");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(message), "{err} vs {message}");
+        code
+    };
+    let (case, outcome) = (case.display().to_string(), outcome.display().to_string());
+    assert_eq!(
+        error(&["check", "--json", &case, &outcome]),
+        "invalid-input"
+    );
+    assert_eq!(
+        error(&[
+            "diff",
+            "--json",
+            "--save",
+            "/dev/null",
+            "--",
+            "/nonexistent/adapter"
+        ]),
+        "cannot-start"
+    );
+    let out = Command::new(support::BIN)
+        .current_dir(&dir)
+        .args([
+            "diff",
+            "--json",
+            "--cases",
+            "20",
+            "--seed",
+            "3",
+            "--save",
+            "/dev/null",
+        ])
+        .args(["--", support::BIN, "serve", "--fault", "crash"])
+        .output()
+        .expect("diff runs");
+    assert_eq!(out.status.code(), Some(2));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the report alone");
+    assert_eq!(report["fault"]["code"], "crashed", "{report}");
+    assert!(report.get("error").is_none(), "{report}");
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -16,7 +16,7 @@
 
 use std::fmt::Write as _;
 
-use super::{json, markup, markup_attr, Example, PinnedResult, Run};
+use super::{json, markup, markup_attr, ClauseSaid, Example, Pinned, PinnedResult, Run, Said};
 use crate::standing::Status;
 
 /// How a test case ended.
@@ -101,114 +101,77 @@ fn example_text(x: &Example, case: &str) -> String {
     text
 }
 
-/// The run's JUnit XML.
+/// The run's JUnit XML: a suite of the clauses (and of the process, when
+/// it broke), and one of the pinned vectors.
 pub fn junit(run: &Run) -> String {
     let said = &run.said;
     let who = run.implementation();
     let mut clauses = Suite {
         name: format!("{}: {who}", said.rule),
-        properties: vec![
-            ("rule", said.rule.clone()),
-            ("spec_version", said.spec_version.clone()),
-            ("rule_hash", said.rule_hash.clone()),
-            ("oracle", said.oracle.clone()),
-            ("implementation", who.clone()),
-            ("reading", said.reading.clone()),
-            ("strict_order", said.strict_order.to_string()),
-            ("seed", said.seed.to_string()),
-            ("cases", said.cases.to_string()),
-            ("requests", said.requests.to_string()),
-            ("reproduce", said.reproduce.clone()),
-        ],
+        properties: properties(said, &who),
         cases: Vec::new(),
     };
-    if let Some(why) = &run.broken {
-        let mut text = format!("{why}\n");
-        if let Some(case) = &run.broken_case {
-            let _ = writeln!(text, "the case: {}", json(case));
-        }
-        clauses.cases.push(TestCase {
-            classname: "rt-tool-3.process",
-            name: "the implementation's process answers the protocol".into(),
-            outcome: Outcome::Not {
-                element: "error",
-                message: why.clone(),
-                kind: run
-                    .broken_code
-                    .clone()
-                    .unwrap_or_else(|| "process-fault".into()),
-                text,
-            },
-            out: None,
-        });
+    clauses.cases.extend(process_case(run));
+    clauses.cases.extend(clause_cases(said));
+    let vectors = Suite {
+        name: format!("{} pinned vectors: {who}", said.rule),
+        properties: Vec::new(),
+        cases: run.vectors.iter().map(vector_case).collect(),
+    };
+    let mut suites = vec![&clauses];
+    if !vectors.cases.is_empty() {
+        suites.push(&vectors);
     }
-    if said.complete {
-        for c in &said.clauses {
-            let name = format!("{}: {}", c.clause, c.title);
-            let outcome = match (c.status, &c.counterexample) {
-                (Status::NotMet, Some(x)) => Outcome::Not {
-                    element: "failure",
-                    message: x.reason.first().cloned().unwrap_or_default(),
-                    // The first finding's code, which CI panels group by.
-                    kind: x
-                        .codes
-                        .first()
-                        .filter(|c| !c.is_empty())
-                        .cloned()
-                        .unwrap_or_else(|| c.clause.id().into()),
-                    text: example_text(x, "minimal case:"),
-                },
-                (Status::NotMet, None) => Outcome::Not {
-                    element: "failure",
-                    message: format!("{}: not met", c.clause),
-                    kind: c.clause.id().into(),
-                    text: String::new(),
-                },
-                (Status::NotExercised, _) => Outcome::Not {
-                    element: "skipped",
-                    message: "not exercised: no judged case bore on it".into(),
-                    kind: String::new(),
-                    text: String::new(),
-                },
-                (Status::NotShown, _) => Outcome::Not {
-                    element: "failure",
-                    message: format!(
-                        "not shown: the implementation skipped every case that bore on it ({})",
-                        c.skipped
-                    ),
-                    kind: "not-shown".into(),
-                    text: String::new(),
-                },
-                (Status::Met, _) => Outcome::Passed,
-            };
-            clauses.cases.push(TestCase {
-                classname: "rt-tool-3.clauses",
-                name,
-                outcome,
-                out: Some(format!(
-                    "{}: {} judged cases bore on it",
-                    c.status.text(),
-                    c.cases
-                )),
-            });
-        }
-        clauses.cases.push(TestCase {
-            classname: "rt-tool-3.clauses",
-            name: "an outcome for every case that owes one".into(),
-            outcome: match &said.errored {
-                Some(x) => Outcome::Not {
-                    element: "failure",
-                    message: "errored on a case it owed an outcome for".into(),
-                    kind: "errored".into(),
-                    text: example_text(x, "minimal case:"),
-                },
-                None => Outcome::Passed,
-            },
-            out: None,
-        });
-    } else {
-        for c in crate::judge::Clause::ALL {
-            clauses.cases.push(TestCase {
+    xml(&format!("{} conformance: {who}", said.rule), &suites)
+}
+
+/// The provenance of a run, as the clauses' suite's properties.
+fn properties(said: &Said, who: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("rule", said.rule.clone()),
+        ("spec_version", said.spec_version.clone()),
+        ("rule_hash", said.rule_hash.clone()),
+        ("oracle", said.oracle.clone()),
+        ("implementation", who.to_owned()),
+        ("reading", said.reading.clone()),
+        ("strict_order", said.strict_order.to_string()),
+        ("seed", said.seed.to_string()),
+        ("cases", said.cases.to_string()),
+        ("requests", said.requests.to_string()),
+        ("reproduce", said.reproduce.clone()),
+    ]
+}
+
+/// When the implementation's process broke: an `error`, typed by its code.
+fn process_case(run: &Run) -> Option<TestCase> {
+    let why = run.broken.as_ref()?;
+    let mut text = format!("{why}\n");
+    if let Some(case) = &run.broken_case {
+        let _ = writeln!(text, "the case: {}", json(case));
+    }
+    Some(TestCase {
+        classname: "rt-tool-3.process",
+        name: "the implementation's process answers the protocol".into(),
+        outcome: Outcome::Not {
+            element: "error",
+            message: why.clone(),
+            kind: run
+                .broken_code
+                .clone()
+                .unwrap_or_else(|| "process-fault".into()),
+            text,
+        },
+        out: None,
+    })
+}
+
+/// A test case per clause, and one for the outcomes owed; a run not judged
+/// in full has each clause `skipped`, claiming nothing.
+fn clause_cases(said: &Said) -> Vec<TestCase> {
+    if !said.complete {
+        return crate::judge::Clause::ALL
+            .into_iter()
+            .map(|c| TestCase {
                 classname: "rt-tool-3.clauses",
                 name: format!("{c}: {}", c.title()),
                 outcome: Outcome::Not {
@@ -218,62 +181,131 @@ pub fn junit(run: &Run) -> String {
                     text: String::new(),
                 },
                 out: None,
-            });
-        }
-    }
-    let vectors = Suite {
-        name: format!("{} pinned vectors: {who}", said.rule),
-        properties: Vec::new(),
-        cases: run
-            .vectors
-            .iter()
-            .map(|v| TestCase {
-                classname: "rt-tool-3.vectors",
-                name: v.name.clone(),
-                outcome: match v.result {
-                    PinnedResult::Passed => Outcome::Passed,
-                    PinnedResult::Failed => Outcome::Not {
-                        element: "failure",
-                        message: v
-                            .example
-                            .as_ref()
-                            .and_then(|x| x.reason.first().cloned())
-                            .unwrap_or_else(|| {
-                                format!("{} diverged from the reference outcome", v.name)
-                            }),
-                        kind: "vector".into(),
-                        text: match &v.example {
-                            Some(x) => example_text(x, "case:"),
-                            None => "It showed no clause an earlier case had not: the clauses' test cases carry the minimal counterexamples, and the --save file every divergence.".into(),
-                        },
-                    },
-                    PinnedResult::Skipped => Outcome::Not {
-                        element: "failure",
-                        message: format!("{} was skipped: every implementation owes each pinned vector its outcome", v.name),
-                        kind: "vector-skipped".into(),
-                        text: String::new(),
-                    },
-                    PinnedResult::NotJudged => Outcome::Not {
-                        element: "skipped",
-                        message: "not judged: the run ended on a fault of the implementation's process".into(),
-                        kind: String::new(),
-                        text: String::new(),
-                    },
-                },
-                out: None,
             })
-            .collect(),
-    };
-    let mut suites = vec![&clauses];
-    if !vectors.cases.is_empty() {
-        suites.push(&vectors);
+            .collect();
     }
+    let mut cases: Vec<TestCase> = said
+        .clauses
+        .iter()
+        .map(|c| TestCase {
+            classname: "rt-tool-3.clauses",
+            name: format!("{}: {}", c.clause, c.title),
+            outcome: clause_outcome(c),
+            out: Some(format!(
+                "{}: {} judged cases bore on it",
+                c.status.text(),
+                c.cases
+            )),
+        })
+        .collect();
+    cases.push(TestCase {
+        classname: "rt-tool-3.clauses",
+        name: "an outcome for every case that owes one".into(),
+        outcome: match &said.errored {
+            Some(x) => Outcome::Not {
+                element: "failure",
+                message: "errored on a case it owed an outcome for".into(),
+                kind: "errored".into(),
+                text: example_text(x, "minimal case:"),
+            },
+            None => Outcome::Passed,
+        },
+        out: None,
+    });
+    cases
+}
+
+/// How a clause's test case ends: passed when met, `skipped` when not
+/// exercised, else a `failure` typed by its first finding's code.
+fn clause_outcome(c: &ClauseSaid) -> Outcome {
+    match (c.status, &c.counterexample) {
+        (Status::NotMet, Some(x)) => Outcome::Not {
+            element: "failure",
+            message: x.reason.first().cloned().unwrap_or_default(),
+            // The first finding's code, which CI panels group by.
+            kind: x
+                .codes
+                .first()
+                .filter(|c| !c.is_empty())
+                .cloned()
+                .unwrap_or_else(|| c.clause.id().into()),
+            text: example_text(x, "minimal case:"),
+        },
+        (Status::NotMet, None) => Outcome::Not {
+            element: "failure",
+            message: format!("{}: not met", c.clause),
+            kind: c.clause.id().into(),
+            text: String::new(),
+        },
+        (Status::NotExercised, _) => Outcome::Not {
+            element: "skipped",
+            message: "not exercised: no judged case bore on it".into(),
+            kind: String::new(),
+            text: String::new(),
+        },
+        (Status::NotShown, _) => Outcome::Not {
+            element: "failure",
+            message: format!(
+                "not shown: the implementation skipped every case that bore on it ({})",
+                c.skipped
+            ),
+            kind: "not-shown".into(),
+            text: String::new(),
+        },
+        (Status::Met, _) => Outcome::Passed,
+    }
+}
+
+/// A pinned vector's test case.
+fn vector_case(v: &Pinned) -> TestCase {
+    let outcome = match v.result {
+        PinnedResult::Passed => Outcome::Passed,
+        PinnedResult::Failed => Outcome::Not {
+            element: "failure",
+            message: v
+                .example
+                .as_ref()
+                .and_then(|x| x.reason.first().cloned())
+                .unwrap_or_else(|| format!("{} diverged from the reference outcome", v.name)),
+            kind: "vector".into(),
+            text: match &v.example {
+                Some(x) => example_text(x, "case:"),
+                None => "It showed no clause an earlier case had not: the clauses' test cases carry the minimal counterexamples, and the --save file every divergence.".into(),
+            },
+        },
+        PinnedResult::Skipped => Outcome::Not {
+            element: "failure",
+            message: format!(
+                "{} was skipped: every implementation owes each pinned vector its outcome",
+                v.name
+            ),
+            kind: "vector-skipped".into(),
+            text: String::new(),
+        },
+        PinnedResult::NotJudged => Outcome::Not {
+            element: "skipped",
+            message: "not judged: the run ended on a fault of the implementation's process"
+                .into(),
+            kind: String::new(),
+            text: String::new(),
+        },
+    };
+    TestCase {
+        classname: "rt-tool-3.vectors",
+        name: v.name.clone(),
+        outcome,
+        out: None,
+    }
+}
+
+/// The XML of `suites` under one `testsuites` named `name`.
+fn xml(name: &str, suites: &[&Suite]) -> String {
     let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         xml,
         "<testsuites name=\"{}\" {}>",
-        markup_attr(&format!("{} conformance: {who}", said.rule)),
-        counts(&suites)
+        markup_attr(name),
+        counts(suites)
     );
     for (id, suite) in suites.iter().enumerate() {
         let _ = writeln!(

@@ -349,38 +349,7 @@ impl Standing {
             md.push_str("\n## Counterexamples\n");
         }
         for (title, x) in examples {
-            let _ = write!(md, "\n### {title}\n\n");
-            for r in &x.reason {
-                let _ = writeln!(md, "- {}", markdown(r));
-            }
-            let codes = distinct_codes(&x.codes);
-            if !codes.is_empty() {
-                let _ = writeln!(md, "\nCodes: `{}`.", codes.join("`, `"));
-            }
-            let json = format!(
-                "{{\"case\": {},\n \"expected\": {},\n \"observed\": {}}}",
-                compact(&x.case),
-                compact(&x.expected),
-                compact(&x.observed)
-            );
-            let fence = fence(&json);
-            let _ = write!(md, "\n{fence}json\n{json}\n{fence}\n");
-            if let Some(s) = &x.sibling {
-                let _ = writeln!(
-                    md,
-                    "\nShown on its {} sibling ({}):",
-                    markdown(&s.name),
-                    markdown(&s.what)
-                );
-                let json = format!(
-                    "{{\"case\": {},\n \"expected\": {},\n \"observed\": {}}}",
-                    compact(&s.case),
-                    compact(&s.expected),
-                    compact(&s.observed)
-                );
-                let fence = crate::escape::fence(&json);
-                let _ = write!(md, "\n{fence}json\n{json}\n{fence}\n");
-            }
+            counterexample_md(&mut md, &title, x);
         }
         let _ = write!(md, "\nReproduce with `{}`.\n", self.reproduce);
         md
@@ -416,6 +385,42 @@ impl Standing {
             String::new()
         }
     }
+}
+
+/// A counterexample in the Markdown standing: its heading, its sentences,
+/// its codes, and the case with its expected and observed outcomes (and the
+/// sibling's, when a sibling showed it), each as a fenced JSON block.
+fn counterexample_md(md: &mut String, title: &str, x: &Counterexample) {
+    let _ = write!(md, "\n### {title}\n\n");
+    for r in &x.reason {
+        let _ = writeln!(md, "- {}", markdown(r));
+    }
+    let codes = distinct_codes(&x.codes);
+    if !codes.is_empty() {
+        let _ = writeln!(md, "\nCodes: `{}`.", codes.join("`, `"));
+    }
+    run_md(md, &x.case, &x.expected, &x.observed);
+    if let Some(s) = &x.sibling {
+        let _ = writeln!(
+            md,
+            "\nShown on its {} sibling ({}):",
+            markdown(&s.name),
+            markdown(&s.what)
+        );
+        run_md(md, &s.case, &s.expected, &s.observed);
+    }
+}
+
+/// A case, its expected and its observed outcome, as one fenced JSON block.
+fn run_md(md: &mut String, case: &Case, expected: &crate::wire::Outcome, observed: &Value) {
+    let json = format!(
+        "{{\"case\": {},\n \"expected\": {},\n \"observed\": {}}}",
+        compact(case),
+        compact(expected),
+        compact(observed)
+    );
+    let fence = fence(&json);
+    let _ = write!(md, "\n{fence}json\n{json}\n{fence}\n");
 }
 
 /// The distinct codes among a counterexample's `codes`, in their order, the

@@ -228,7 +228,7 @@ enum Command {
 struct Fail {
     /// Which way: one of `rt_tool_3::code::EXIT_2` or of
     /// `rt_tool_3::code::PROCESS_FAULTS`.
-    code: &'static str,
+    code: String,
     /// What happened, in one line.
     line: String,
 }
@@ -238,7 +238,7 @@ impl From<String> for Fail {
     /// replay or merge, an argument.
     fn from(line: String) -> Fail {
         Fail {
-            code: "invalid-input",
+            code: "invalid-input".into(),
             line,
         }
     }
@@ -248,14 +248,17 @@ impl Fail {
     /// Output that could not be written (stdout, `--save`, a report).
     fn write(line: String) -> Fail {
         Fail {
-            code: "cannot-write",
+            code: "cannot-write".into(),
             line,
         }
     }
 
     /// The implementation's process broke, in the way `code` names.
-    fn process(code: &'static str, line: String) -> Fail {
-        Fail { code, line }
+    fn process(code: &str, line: String) -> Fail {
+        Fail {
+            code: code.to_owned(),
+            line,
+        }
     }
 }
 
@@ -1001,13 +1004,8 @@ fn conclude(
         } else {
             String::new()
         };
-        let code = rt_tool_3::code::PROCESS_FAULTS
-            .iter()
-            .map(|(c, _)| *c)
-            .find(|c| *c == f.code)
-            .unwrap_or("crashed");
         return Err(Fail::process(
-            code,
+            &f.code,
             format!("{}; the case: {case}{note}", f.message),
         ));
     }

@@ -114,14 +114,19 @@ pub struct ClauseStanding {
 }
 
 impl ClauseStanding {
-    /// The judged cases that bore on it, and the skipped ones if any:
-    /// `12`, `0 (74 skipped)`.
+    /// The judged cases that bore on it, and the skipped ones if any.
     pub fn cases_text(&self) -> String {
-        if self.skipped == 0 {
-            self.cases.to_string()
-        } else {
-            format!("{} ({} skipped)", self.cases, self.skipped)
-        }
+        cases_text(self.cases, self.skipped)
+    }
+}
+
+/// `cases` judged and `skipped` skipped cases that bore on a clause, as a
+/// standing's cell says it: `12`, `0 (74 skipped)`.
+pub fn cases_text(cases: u64, skipped: u64) -> String {
+    if skipped == 0 {
+        cases.to_string()
+    } else {
+        format!("{cases} ({skipped} skipped)")
     }
 }
 

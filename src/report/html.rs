@@ -274,11 +274,7 @@ pub fn standing(run: &Run) -> String {
                 "<tr><th scope=\"row\" class=\"clause\">{}</th><td>{}</td><td class=\"{class}\">{shown}</td><td>{}</td></tr>",
                 markup(c.clause.id()),
                 markup(&c.title),
-                if c.skipped == 0 {
-                    c.cases.to_string()
-                } else {
-                    format!("{} ({} skipped)", c.cases, c.skipped)
-                }
+                crate::standing::cases_text(c.cases, c.skipped)
             );
         }
         html.push_str("</tbody>\n</table></div>\n");

@@ -1,8 +1,8 @@
-//! The wire contract's reading of a case (`src/wire.rs`), in process: each
-//! row is a document and what it must come to, run through one `check`
-//! helper that reads it both ways, as a tree (`Case::from_json`) and the way
-//! `verdict` does (`RawCase::from_json`, payloads and composite `data` left
-//! as raw slices of the input).
+//! The wire contract's reading of a case (`src/wire.rs`, `src/wire/`), in
+//! process: each row is a document and what it must come to, run through
+//! one `check` helper that reads it both ways, as a tree (`Case::from_json`)
+//! and the way `verdict` does (`RawCase::from_json`, payloads and composite
+//! `data` left as raw slices of the input).
 //!
 //! A refused document must be refused by both readings in the same one-line
 //! words, naming what matters (the field, the call, the reason). A read

@@ -1,0 +1,221 @@
+//! The judge of one outcome, [`Judge`], and the clauses it checks on the
+//! outcome as a whole: the exposure (clause 2) and the prose (clause 3).
+
+use std::cell::OnceCell;
+
+use foldhash::{HashMap, HashMapExt};
+use serde_json::Value;
+
+use super::findings::{Violation, Warning};
+use super::leak::LeakScan;
+use super::pool::Sources;
+use super::{Options, ProseMode};
+use crate::code::{Code, Place};
+use crate::wire::{self, kind, Call, Case, Message};
+
+/// One outcome being judged: the case, how strictly, and the findings so
+/// far.
+pub(super) struct Judge<'a> {
+    pub(super) case: &'a Case,
+    pub(super) strict: bool,
+    /// Lenient only because the run is over RT-TOOL-6's floors: what must
+    /// still be delivered is known ([`model::may_drop`](crate::model::may_drop)).
+    pub(super) bounded: bool,
+    pub(super) options: Options,
+    pub(super) violations: Vec<Violation>,
+    pub(super) warnings: Vec<Warning>,
+    /// Each call's index by its id.
+    pub(super) call_of: HashMap<&'a str, usize>,
+    /// Where artifacts could have come from, indexed when first needed.
+    pub(super) sources: OnceCell<Sources<'a>>,
+}
+
+impl<'a> Judge<'a> {
+    pub(super) fn violation(&mut self, code: Code, place: Place, message: String) {
+        self.violations.push(Violation::new(code, place, message));
+    }
+
+    pub(super) fn warning(&mut self, code: Code, place: Place, message: String) {
+        self.warnings.push(Warning {
+            code,
+            place,
+            message,
+        });
+    }
+
+    /// Clause 2: the observed exposure. Returns it when it is a boolean.
+    pub(super) fn exposure(&mut self, observed: Option<&Value>, expected: bool) -> Option<bool> {
+        let (code, why) = match (self.case.exposed, observed) {
+            (_, Some(Value::Bool(b))) if *b == expected => return Some(*b),
+            (None, Some(Value::Bool(true))) => (
+                Code::ExposedByDefault,
+                "the author made no choice, yet the port is exposed".to_string(),
+            ),
+            (Some(choice), Some(Value::Bool(b))) => (
+                Code::ExposureOverridden,
+                format!("the author set exposed: {choice}, yet the outcome says exposed: {b}"),
+            ),
+            (_, Some(other)) => (
+                Code::ExposedNotBoolean,
+                format!("the outcome's `exposed` is {}, not a boolean", kind(other)),
+            ),
+            (_, None) => (
+                Code::ExposedMissing,
+                "the outcome has no `exposed`".to_string(),
+            ),
+        };
+        self.violation(code, Place::key("exposed"), why);
+        observed.and_then(Value::as_bool)
+    }
+
+    /// Clause 3: one message per call, matched to its call by
+    /// `tool_call_id`, and no leak into it.
+    pub(super) fn prose(&mut self, observed: Option<&Value>, reference: &[Message]) {
+        let messages = match observed {
+            Some(Value::Array(m)) => m,
+            Some(other) => {
+                let msg = format!("messages is {}, not a list", kind(other));
+                return self.violation(Code::MessagesNotList, Place::key("messages"), msg);
+            }
+            None => {
+                let msg = "the outcome has no messages".to_string();
+                return self.violation(Code::MessagesMissing, Place::default(), msg);
+            }
+        };
+        let calls = &self.case.calls;
+        let mut contents: Vec<Option<&str>> = vec![None; calls.len()];
+        // Each answered call's message, by its index in `messages`.
+        let mut message_at = vec![0; calls.len()];
+        let mut answered = vec![false; calls.len()];
+        // The calls the messages answer, in the order they came.
+        let mut answering = Vec::with_capacity(messages.len());
+        for (i, message) in messages.iter().enumerate() {
+            let Some(id) = message.get("tool_call_id").and_then(Value::as_str) else {
+                let msg = format!("messages[{i}] has no string tool_call_id");
+                self.violation(
+                    Code::MessageIdMissing,
+                    Place::message(i, "/tool_call_id"),
+                    msg,
+                );
+                continue;
+            };
+            let Some(&c) = self.call_of.get(id) else {
+                let msg = format!(
+                    "messages[{i}] answers tool_call_id {id:?}, which is no call of this invocation"
+                );
+                let place = Place::message(i, "/tool_call_id");
+                self.violation(Code::MessageUnknownCall, place, msg);
+                continue;
+            };
+            if std::mem::replace(&mut answered[c], true) {
+                let msg =
+                    format!("messages[{i}] is a second message for call {id}: each call gets one");
+                let place = Place::message(i, "").of_call(Some(c));
+                self.violation(Code::SecondMessage, place, msg);
+                continue;
+            }
+            answering.push(c);
+            match message.get("content").and_then(Value::as_str) {
+                Some(content) => {
+                    // A string cut between the halves of a surrogate pair
+                    // ([`wire::parse_reply`]): no prose a model can read.
+                    if let Some((_, unit)) = wire::lone_surrogates(content).first() {
+                        let msg = format!(
+                            "the prose of call {id} holds a lone surrogate \\u{unit:04x}: it is not a Unicode string (a string cut between the halves of a surrogate pair, as slicing it by UTF-16 length does)"
+                        );
+                        let place = Place::message(i, "/content").of_call(Some(c));
+                        self.violation(Code::LoneSurrogate, place, msg);
+                    }
+                    contents[c] = Some(content);
+                    message_at[c] = i;
+                }
+                None => {
+                    let msg = format!("messages[{i}] (call {id}) has no string content");
+                    let place = Place::message(i, "/content").of_call(Some(c));
+                    self.violation(Code::ContentMissing, place, msg);
+                }
+            }
+        }
+        for (c, call) in calls.iter().enumerate().filter(|&(c, _)| !answered[c]) {
+            let msg = format!(
+                "call {} has no message: each call gets one",
+                call.tool_call_id
+            );
+            self.violation(Code::MessageMissing, Place::call(c), msg);
+        }
+        if !answering.is_sorted() {
+            let msg =
+                "messages are not in call order; each was matched to its call by tool_call_id";
+            self.warning(
+                Code::MessagesOutOfOrder,
+                Place::key("messages"),
+                msg.to_string(),
+            );
+        }
+        let scan = (!self.options.siblings).then(|| LeakScan::new(self.case, self.options.prose));
+        let mut allowed = vec![0; scan.as_ref().map_or(0, |s| s.strings.len())];
+        for (c, (call, content)) in calls.iter().zip(contents).enumerate() {
+            let Some(content) = content else { continue };
+            let at = Place::message(message_at[c], "/content").of_call(Some(c));
+            let leaks = scan
+                .as_ref()
+                .map_or_else(Vec::new, |scan| scan.leaks(c, content, &mut allowed));
+            for &(secret, whose) in &leaks {
+                let msg = format!(
+                    "the prose of call {} contains {secret:?}, found only in {whose}: a call's prose comes from its own data alone",
+                    call.tool_call_id
+                );
+                let place = Place {
+                    from: Some(whose.to_owned()),
+                    ..at.clone()
+                };
+                self.violation(Code::ProseLeak, place, msg);
+            }
+            if leaks.is_empty()
+                && self.strict
+                && self.options.prose == ProseMode::Exact
+                && content != reference[c].content
+            {
+                let msg = format!(
+                    "the prose of call {} is {content:?}, not the reference rendering {:?}",
+                    call.tool_call_id, reference[c].content
+                );
+                self.violation(Code::ProseNotReference, at, msg);
+            }
+        }
+    }
+}
+
+/// Each call's index by its id (the first call of an id, were one repeated).
+pub(super) fn call_index(calls: &[Call]) -> HashMap<&str, usize> {
+    let mut index = HashMap::with_capacity(calls.len());
+    for (c, call) in calls.iter().enumerate() {
+        index.entry(call.tool_call_id.as_str()).or_insert(c);
+    }
+    index
+}
+
+/// Each call's prose in an outcome: the `content` of the first message
+/// answering its `tool_call_id`, if that is a string.
+pub fn contents<'o>(outcome: &'o Value, calls: &[Call]) -> Vec<Option<&'o str>> {
+    let messages = outcome
+        .get("messages")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    // The first message answering each id.
+    let mut first: HashMap<&str, &Value> = HashMap::new();
+    for m in messages {
+        if let Some(id) = m.get("tool_call_id").and_then(Value::as_str) {
+            first.entry(id).or_insert(m);
+        }
+    }
+    calls
+        .iter()
+        .map(|call| {
+            first
+                .get(call.tool_call_id.as_str())
+                .and_then(|m| m.get("content"))
+                .and_then(Value::as_str)
+        })
+        .collect()
+}

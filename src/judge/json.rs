@@ -1,0 +1,277 @@
+//! JSON compared as JSON: equal by value, key order aside, up to the
+//! precision of an IEEE double; where two values differ; a hash that agrees.
+
+use std::hash::{BuildHasher, Hash, Hasher};
+
+use foldhash::{HashMap, HashMapExt};
+use serde_json::Value;
+
+use super::pool::Bucket;
+use super::work::tally;
+
+/// How two JSON values compare.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Eq {
+    /// Equal as JSON: same structure, numbers equal by value, key order aside.
+    Same,
+    /// Equal but for numbers that agree only once rounded to a finite IEEE
+    /// double (`0.1` observed as `0.1000000000000000055511151231257827`, a
+    /// 40-digit integer with its last digits lost). A number no finite
+    /// double holds (`1e400`) rounds to none: observed as `null` (what
+    /// JavaScript's `JSON.stringify` prints for infinity), or as anything
+    /// but itself, it is [`Eq::Different`].
+    Lossy,
+    /// Different.
+    Different,
+}
+
+/// Compares two JSON values as JSON (see [`enum@Eq`]).
+pub fn json_eq(expected: &Value, observed: &Value) -> Eq {
+    tally(|w| w.compared += 1);
+    fn both(a: Eq, b: Eq) -> Eq {
+        match (a, b) {
+            (Eq::Different, _) | (_, Eq::Different) => Eq::Different,
+            (Eq::Lossy, _) | (_, Eq::Lossy) => Eq::Lossy,
+            _ => Eq::Same,
+        }
+    }
+    // What an IEEE double makes of a number: only a finite one survives.
+    let double =
+        |n: &serde_json::Number| n.to_string().parse::<f64>().ok().filter(|f| f.is_finite());
+    match (expected, observed) {
+        // The same digits need no working out of their value.
+        (Value::Number(a), Value::Number(b))
+            if a == b || decimal(&a.to_string()) == decimal(&b.to_string()) =>
+        {
+            Eq::Same
+        }
+        (Value::Number(a), Value::Number(b)) if double(a).is_some() && double(a) == double(b) => {
+            Eq::Lossy
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
+            .iter()
+            .zip(b)
+            .fold(Eq::Same, |acc, (x, y)| both(acc, json_eq(x, y))),
+        // The same keys in the same order, as one writer writes both, are
+        // paired in place, without looking each up.
+        (Value::Object(a), Value::Object(b)) if a.keys().eq(b.keys()) => a
+            .values()
+            .zip(b.values())
+            .fold(Eq::Same, |acc, (x, y)| both(acc, json_eq(x, y))),
+        (Value::Object(a), Value::Object(b)) if a.len() == b.len() => {
+            a.iter().fold(Eq::Same, |acc, (k, x)| {
+                both(acc, b.get(k).map_or(Eq::Different, |y| json_eq(x, y)))
+            })
+        }
+        // Scalars of one type; numbers and containers were settled above.
+        (Value::Null, Value::Null) => Eq::Same,
+        (Value::Bool(a), Value::Bool(b)) if a == b => Eq::Same,
+        (Value::String(a), Value::String(b)) if a == b => Eq::Same,
+        _ => Eq::Different,
+    }
+}
+
+/// A JSON number's exact value: sign, significant digits, and the power of
+/// ten just above the first of them. `1.50`, `15e-1` and `1.5` all give
+/// `(false, "15", 1)`; every zero gives `(false, "", 0)`.
+fn decimal(text: &str) -> (bool, String, i64) {
+    let (negative, text) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (mantissa, exponent) = match text.find(['e', 'E']) {
+        Some(at) => (&text[..at], &text[at + 1..]),
+        None => (text, "0"),
+    };
+    let exponent = exponent.trim_start_matches('+');
+    let mut exp: i64 = match exponent.strip_prefix('-') {
+        Some(d) => d
+            .bytes()
+            .fold(0i64, |n, b| {
+                n.saturating_mul(10).saturating_add(i64::from(b - b'0'))
+            })
+            .saturating_neg(),
+        None => exponent.bytes().fold(0i64, |n, b| {
+            n.saturating_mul(10).saturating_add(i64::from(b - b'0'))
+        }),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    exp = exp.saturating_sub(frac.len() as i64);
+    let digits = format!("{int}{frac}");
+    let digits = digits.trim_start_matches('0');
+    let significant = digits.trim_end_matches('0');
+    if significant.is_empty() {
+        return (false, String::new(), 0);
+    }
+    // The power of ten just above the first significant digit.
+    (
+        negative,
+        significant.to_owned(),
+        exp.saturating_add(digits.len() as i64),
+    )
+}
+
+/// Where `observed` is `expected` with something else in place of a number
+/// no finite IEEE double holds (`null` for `1e400`, say), when that is all
+/// that differs (numbers elsewhere compared as [`json_eq`] does): the JSON
+/// pointer of the first such place. `None` when nothing was put in place of
+/// such a number, or when anything else differs too.
+pub fn unencodable_replaced(expected: &Value, observed: &Value) -> Option<String> {
+    /// How two values compare, unencodable numbers aside.
+    enum Alike {
+        Same,
+        /// Alike but for what stands in place of unencodable numbers, the
+        /// first at this pointer.
+        Replaced(String),
+        Different,
+    }
+    fn walk(expected: &Value, observed: &Value) -> Alike {
+        tally(|w| w.compared += 1);
+        let at =
+            |k: &str, rest: String| format!("/{}{rest}", k.replace('~', "~0").replace('/', "~1"));
+        // The first replaced place of a run of member comparisons, or
+        // `Different` as soon as one differs.
+        let fold = |pairs: &mut dyn Iterator<Item = (String, Option<(&Value, &Value)>)>| {
+            let mut first = None;
+            for (k, pair) in pairs {
+                match pair.map(|(x, y)| walk(x, y)) {
+                    Some(Alike::Same) => {}
+                    Some(Alike::Replaced(rest)) => {
+                        first.get_or_insert_with(|| at(&k, rest));
+                    }
+                    Some(Alike::Different) | None => return Alike::Different,
+                }
+            }
+            first.map_or(Alike::Same, Alike::Replaced)
+        };
+        match (expected, observed) {
+            (Value::Number(n), _) if n.as_f64().is_none() => match json_eq(expected, observed) {
+                Eq::Different => Alike::Replaced(String::new()),
+                _ => Alike::Same,
+            },
+            (Value::Array(a), Value::Array(b)) if a.len() == b.len() => fold(
+                &mut a
+                    .iter()
+                    .zip(b)
+                    .enumerate()
+                    .map(|(i, (x, y))| (i.to_string(), Some((x, y)))),
+            ),
+            (Value::Object(a), Value::Object(b)) if a.len() == b.len() => {
+                fold(&mut a.iter().map(|(k, x)| (k.clone(), b.get(k).map(|y| (x, y)))))
+            }
+            _ => match json_eq(expected, observed) {
+                Eq::Different => Alike::Different,
+                _ => Alike::Same,
+            },
+        }
+    }
+    match walk(expected, observed) {
+        Alike::Replaced(at) => Some(at),
+        Alike::Same | Alike::Different => None,
+    }
+}
+
+/// The JSON pointer of the first place two values differ (`""` for the
+/// whole value), if they do.
+pub fn first_difference(expected: &Value, observed: &Value) -> Option<String> {
+    let at = |k: &str, rest: String| {
+        format!(
+            "/{}{rest}",
+            k.replace('~', "~0").replace('/', "~1").escape_debug()
+        )
+    };
+    // One walk down both values: each pair of values is compared once.
+    match (expected, observed) {
+        (Value::Object(a), Value::Object(b)) => {
+            let keys = a.keys().chain(b.keys().filter(|k| !a.contains_key(*k)));
+            for k in keys {
+                match (a.get(k), b.get(k)) {
+                    (Some(x), Some(y)) => {
+                        if let Some(rest) = first_difference(x, y) {
+                            return Some(at(k, rest));
+                        }
+                    }
+                    _ => return Some(at(k, String::new())),
+                }
+            }
+            None
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
+            .iter()
+            .zip(b)
+            .enumerate()
+            .find_map(|(i, (x, y))| Some(at(&i.to_string(), first_difference(x, y)?))),
+        _ => (json_eq(expected, observed) == Eq::Different).then(String::new),
+    }
+}
+
+/// Compares two lists of JSON values as multisets.
+pub fn same_multiset(a: &[Value], b: &[Value]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut index: HashMap<u64, Bucket> = HashMap::new();
+    for (i, y) in b.iter().enumerate() {
+        index.entry(json_hash(y)).or_default().items.push(i);
+    }
+    let mut used = vec![false; b.len()];
+    a.iter().all(|x| {
+        let found = index
+            .get_mut(&json_hash(x))
+            .and_then(|bucket| bucket.first(Some(&used), |i| json_eq(x, &b[i]) != Eq::Different));
+        found.map(|i| used[i] = true).is_some()
+    })
+}
+
+/// A hash of a JSON value that agrees with [`json_eq`]: two values it does
+/// not call [`Eq::Different`] hash alike. Numbers hash by the IEEE double
+/// they round to (so `1`, `1.0` and `1e0`, and two numbers equal once
+/// rounded, hash alike), every number no finite double holds hashes alike
+/// (as a kind of its own, not as `null`, which [`json_eq`] never takes for
+/// one), and an object's members hash in any order. Values that differ only
+/// in such numbers share a hash; [`json_eq`] tells them apart.
+///
+/// The hasher is foldhash's, seeded at random once for the process (the
+/// same seed for every map, so a payload hashes alike in each). No input
+/// can be built beforehand to collide, since the seed is never known
+/// outside; SipHash (std's default, with its fixed public keys) cost three
+/// times as much, and payloads are hashed whole.
+pub(super) fn json_hash(v: &Value) -> u64 {
+    type Seeded = foldhash::quality::FoldHasher<'static>;
+    static SEED: std::sync::LazyLock<foldhash::quality::RandomState> =
+        std::sync::LazyLock::new(foldhash::quality::RandomState::default);
+    fn seeded() -> Seeded {
+        SEED.build_hasher()
+    }
+    fn feed(v: &Value, h: &mut Seeded) {
+        tally(|w| w.hashed += 1);
+        match v {
+            Value::Null => 0u8.hash(h),
+            Value::Number(n) => match n.as_f64() {
+                // -0.0 == 0.0: one hash for both.
+                Some(f) => (1u8, if f == 0.0 { 0 } else { f.to_bits() }).hash(h),
+                None => 6u8.hash(h),
+            },
+            Value::Bool(b) => (2u8, b).hash(h),
+            Value::String(s) => (3u8, s).hash(h),
+            Value::Array(a) => {
+                (4u8, a.len()).hash(h);
+                a.iter().for_each(|x| feed(x, h));
+            }
+            Value::Object(o) => {
+                // Each member hashed alone, the hashes summed: key order
+                // does not count.
+                let members = o.iter().fold(0u64, |sum, (k, x)| {
+                    let mut m = seeded();
+                    k.hash(&mut m);
+                    feed(x, &mut m);
+                    sum.wrapping_add(m.finish())
+                });
+                (5u8, o.len(), members).hash(h);
+            }
+        }
+    }
+    let mut h = seeded();
+    feed(v, &mut h);
+    h.finish()
+}

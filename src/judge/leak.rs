@@ -1,0 +1,683 @@
+//! The leak scan of ¶3: the strings a call's prose may not contain, found
+//! in one pass of an Aho–Corasick automaton over windows, the longer ones
+//! walked in a trie.
+
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+
+use aho_corasick::automaton::{Automaton, StateID};
+use aho_corasick::nfa::contiguous::NFA;
+use aho_corasick::{Anchored, Span};
+
+use serde_json::Value;
+
+use super::work::tally;
+use super::ProseMode;
+use crate::model;
+use crate::wire::{self, Call, Case};
+
+/// What one outcome's prose may not contain, call by call: string values of
+/// [`LEAK_MIN_CHARS`] or more found anywhere in the case outside that call's
+/// own `data` (less the reserved key), each with where it was found.
+///
+/// A call's prose comes from its own result's `data` alone: another call's
+/// `data` or `error`, any artifact, a result-level decoy, the entries under
+/// `data.artifacts` and the call's own `error` when it succeeded are all
+/// candidates. A failed call's own `error` is allowed unless the prose is
+/// read by the letter ([`ProseMode::failed_error_allowed`]). A string that
+/// also occurs in what the call may draw on (its id, its `data` in any
+/// rendering) is never a candidate, so a rendering of the implementation's
+/// own cannot be mistaken for a leak.
+///
+/// Every candidate string is looked for in what each call may draw on in
+/// one pass of an Aho–Corasick automaton over the first bytes of each
+/// (a longer one is then compared in place); the lists themselves hold
+/// each candidate once for every call it is one for.
+pub fn leak_candidates(case: &Case, mode: ProseMode) -> Vec<Vec<(String, String)>> {
+    let scan = LeakScan::new(case, mode);
+    let mut allowed = vec![0; scan.strings.len()];
+    (0..case.calls.len())
+        .map(|i| {
+            scan.mark_allowed(i, &mut allowed);
+            scan.met
+                .iter()
+                .filter(|&&(s, _, skip)| skip != Some(i) && allowed[s] != i + 1)
+                .map(|&(s, place, _)| (scan.strings[s].0.to_owned(), scan.places[place].clone()))
+                .collect()
+        })
+        .collect()
+}
+
+/// The leak scan of one case: every string [`leak_candidates`] names, each
+/// once, and an Aho–Corasick automaton that finds all of them that occur in
+/// a text in one pass over it.
+///
+/// A call's candidates are the same for every call, in the same order, but
+/// for those in what the call may draw on: a string of its own `data` is
+/// always there, so the call's own `data` needs no skipping to find its
+/// first leak. So a call's first leak is the first candidate string (in the
+/// order met) that its prose holds and what it may draw on does not: two
+/// passes of the automaton, over those two texts.
+pub(super) struct LeakScan<'c> {
+    case: &'c Case,
+    mode: ProseMode,
+    /// Each candidate string once, in the order first met, with where.
+    pub(super) strings: Vec<(&'c str, usize)>,
+    /// Where candidates are met: "the data of call c1", …
+    places: Vec<String>,
+    /// Each meeting of a candidate: the string, where, and the call whose
+    /// own `data` (or bare result) it is in, which skips it.
+    met: Vec<(usize, usize, Option<usize>)>,
+    /// For each string, the call in whose own `data` (or bare result) it
+    /// was first met, if it was: never a leak in that call's prose, which
+    /// may always draw on it (a string under the reserved key is met as
+    /// such first).
+    own: Vec<Option<usize>>,
+    /// Each window once ([`WINDOW`]): a candidate's first `WINDOW` bytes,
+    /// or the whole of a shorter one.
+    windows: Vec<&'c [u8]>,
+    /// For each window, the candidate that is that window whole, if one is.
+    whole_of: Vec<Option<usize>>,
+    /// For each window, the candidates longer than it that start with it,
+    /// as a trie: found where the window is, then walked there in place.
+    longer: Vec<Trie>,
+    /// The automaton over `windows`, so its size does not grow with a
+    /// candidate's length; `None` only if it could not be built (then the
+    /// texts are searched string by string).
+    automaton: Option<NFA>,
+    /// Whether some candidate is longer than its window.
+    long: bool,
+}
+
+impl<'c> LeakScan<'c> {
+    pub(super) fn new(case: &'c Case, mode: ProseMode) -> LeakScan<'c> {
+        let mut ids: HashMap<&str, usize> = HashMap::new();
+        let mut scan = LeakScan::empty(case, mode);
+        let mut meet = |scan: &mut LeakScan<'c>, v: &'c Value, whose: String, skip| {
+            let place = scan.places.len();
+            scan.places.push(whose);
+            string_values(v, &mut |s| {
+                // Fewer bytes than the least is fewer characters: the
+                // string's text need not be read.
+                if s.len() < LEAK_MIN_CHARS || s.chars().count() < LEAK_MIN_CHARS {
+                    return;
+                }
+                let id = *ids.entry(s).or_insert_with(|| {
+                    scan.strings.push((s, place));
+                    scan.own.push(skip);
+                    scan.strings.len() - 1
+                });
+                scan.met.push((id, place, skip));
+            });
+        };
+        for (j, other) in case.calls.iter().enumerate() {
+            let id = &other.tool_call_id;
+            let Value::Object(result) = &other.result else {
+                let whose = format!("the result of call {id}");
+                meet(&mut scan, &other.result, whose, Some(j));
+                continue;
+            };
+            for (key, v) in result {
+                let (whose, skip) = match key.as_str() {
+                    "success" => continue,
+                    "data" => {
+                        if let Some(reserved) = v.get(model::RESERVED_KEY) {
+                            let whose = format!("the reserved `artifacts` key of call {id}'s data");
+                            meet(&mut scan, reserved, whose, None);
+                        }
+                        // Another call's data whole: the reserved key's
+                        // strings were named as such above, and come first.
+                        (format!("the data of call {id}"), Some(j))
+                    }
+                    "error" => (format!("the error of call {id}"), None),
+                    "artifacts" => (format!("the artifacts of call {id}"), None),
+                    _ => (
+                        format!("the `{key}` of call {id}'s result, not its data"),
+                        None,
+                    ),
+                };
+                meet(&mut scan, v, whose, skip);
+            }
+        }
+        scan.index();
+        scan
+    }
+
+    /// A scan with no candidate yet.
+    fn empty(case: &'c Case, mode: ProseMode) -> LeakScan<'c> {
+        LeakScan {
+            case,
+            mode,
+            strings: Vec::new(),
+            places: Vec::new(),
+            met: Vec::new(),
+            own: Vec::new(),
+            windows: Vec::new(),
+            whole_of: Vec::new(),
+            longer: Vec::new(),
+            automaton: None,
+            long: false,
+        }
+    }
+
+    /// Builds the windows and the automaton over `strings`.
+    fn index(&mut self) {
+        let scan = self;
+        let mut window_ids: HashMap<&[u8], usize> = HashMap::new();
+        for (id, &(string, _)) in scan.strings.iter().enumerate() {
+            let window = &string.as_bytes()[..string.len().min(WINDOW)];
+            let w = *window_ids.entry(window).or_insert_with(|| {
+                scan.windows.push(window);
+                scan.whole_of.push(None);
+                scan.longer.push(Trie::default());
+                scan.windows.len() - 1
+            });
+            if window.len() == string.len() {
+                scan.whole_of[w] = Some(id);
+            } else {
+                scan.longer[w].insert(id, &scan.strings);
+            }
+        }
+        scan.long = scan.longer.iter().any(|l| !l.nodes.is_empty());
+        if !scan.windows.is_empty() {
+            tally(|w| w.built += scan.windows.iter().map(|w| w.len() as u64).sum::<u64>());
+            scan.automaton = NFA::new(&scan.windows).ok();
+        }
+    }
+
+    /// Marks with `i + 1` each candidate string found in what call `i` may
+    /// draw on: every rendering of its `data` (less the reserved key) and
+    /// of what else it may draw on, each string in them, and its id, as
+    /// one text.
+    fn mark_allowed(&self, i: usize, marks: &mut [usize]) {
+        let call = &self.case.calls[i];
+        let own_error = call.result.get("success") == Some(&Value::Bool(true))
+            || !self.mode.failed_error_allowed();
+        let mut text = Text::new(self);
+        allowed_of(call, own_error, &mut |v| {
+            text.write(|out| {
+                wire::write_sorted(out, v);
+                out.push(Text::BETWEEN);
+                wire::write_value(out, v);
+                out.push(Text::BETWEEN);
+            });
+            strings(v, &mut |s| {
+                text.write(|out| {
+                    out.extend_from_slice(s.as_bytes());
+                    out.push(Text::BETWEEN);
+                });
+            });
+        });
+        text.feed(&call.tool_call_id);
+        for s in text.found() {
+            marks[s] = i + 1;
+        }
+    }
+
+    /// Call `i`'s leaks: each candidate string in `content` not marked
+    /// with `i + 1` by [`LeakScan::mark_allowed`], once, in the order the
+    /// candidates were first met, with where it was first met. What the
+    /// call may draw on is read only when `content` holds a string met
+    /// outside the call's own `data`: a prose drawn from that `data` alone,
+    /// the usual one, has nothing to be excused, and is the only text read,
+    /// however large the `data`.
+    pub(super) fn leaks(
+        &self,
+        i: usize,
+        content: &str,
+        allowed: &mut [usize],
+    ) -> Vec<(&'c str, &str)> {
+        let mut text = Text::new(self);
+        text.read(content.as_bytes());
+        let mut found: Vec<usize> = text
+            .found()
+            .into_iter()
+            .filter(|&s| self.own[s] != Some(i))
+            .collect();
+        if found.is_empty() {
+            return Vec::new();
+        }
+        self.mark_allowed(i, allowed);
+        found.retain(|&s| allowed[s] != i + 1);
+        found.sort_unstable();
+        found.dedup();
+        found
+            .into_iter()
+            .map(|s| {
+                let (string, place) = self.strings[s];
+                (string, self.places[place].as_str())
+            })
+            .collect()
+    }
+}
+
+/// How many bytes of each candidate the leak scan's automaton holds: a
+/// longer candidate is found where its first `WINDOW` bytes are, then
+/// compared there in place. An automaton costs some tens of bytes for each
+/// byte it holds, so one over whole candidates took 2 GB for a single 32 MB
+/// string; over windows it holds at most `WINDOW` bytes a candidate.
+const WINDOW: usize = 64;
+
+/// One text the leak scan reads, fed in pieces.
+struct Text<'s, 'c> {
+    scan: &'s LeakScan<'c>,
+    /// Where the automaton is, and where it starts.
+    state: Option<StateID>,
+    start: Option<StateID>,
+    /// Pieces not read yet: many small ones are read as one. Where some
+    /// candidate is longer than its window, the whole text waits here, so
+    /// that a candidate can be compared where its window is found.
+    pending: Vec<u8>,
+    /// The match states met, each read once, and the strings they found.
+    seen: HashSet<StateID>,
+    found: Vec<usize>,
+    /// Each window met with candidates longer than it: those not found
+    /// yet in this text (each is found once), and how far each agreed
+    /// where the window was last met.
+    groups: Vec<Group>,
+    /// The group of the window of `WINDOW` bytes that ends in a match
+    /// state, if one does and has longer candidates: found once a state,
+    /// then looked up.
+    long_at: HashMap<StateID, Option<usize>>,
+    /// The last match state met and its entry in `long_at`: a text that
+    /// repeats meets the same one again and again.
+    last: Option<(StateID, Option<usize>)>,
+    /// The whole text, kept only when there is no automaton.
+    whole: Vec<u8>,
+}
+
+impl<'s, 'c> Text<'s, 'c> {
+    /// How much of a text is read at once.
+    const CHUNK: usize = 65_536;
+
+    /// What parts two pieces of a text (two renderings, two strings): a
+    /// byte no UTF-8 string holds, so no candidate is found across two
+    /// pieces, each of which the call may draw on, but not the two as one.
+    const BETWEEN: u8 = 0xFF;
+
+    fn new(scan: &'s LeakScan<'c>) -> Text<'s, 'c> {
+        let state = scan
+            .automaton
+            .as_ref()
+            .and_then(|a| a.start_state(Anchored::No).ok());
+        Text {
+            scan,
+            state,
+            start: state,
+            pending: Vec::new(),
+            seen: HashSet::new(),
+            found: Vec::new(),
+            groups: Vec::new(),
+            long_at: HashMap::new(),
+            last: None,
+            whole: Vec::new(),
+        }
+    }
+
+    fn feed(&mut self, piece: &str) {
+        self.write(|out| out.extend_from_slice(piece.as_bytes()));
+    }
+
+    /// Feeds what `write` appends, written straight where pieces wait.
+    fn write(&mut self, write: impl FnOnce(&mut Vec<u8>)) {
+        write(&mut self.pending);
+        if self.pending.len() >= Self::CHUNK && !self.scan.long {
+            self.read_pending();
+        }
+    }
+
+    fn read_pending(&mut self) {
+        let pending = std::mem::take(&mut self.pending);
+        self.read(&pending);
+        self.pending = pending;
+        self.pending.clear();
+    }
+
+    /// Reads the next bytes of the text, which end where a piece ends (and
+    /// are the whole text, if a candidate is longer than its window).
+    fn read(&mut self, bytes: &[u8]) {
+        tally(|w| w.scanned += bytes.len() as u64);
+        let (Some(automaton), Some(mut state)) = (&self.scan.automaton, self.state) else {
+            return self.whole.extend_from_slice(bytes);
+        };
+        // Where no candidate can start, the automaton's prefilter skips
+        // ahead (memchr and the like), to the end of what is read if none
+        // can: no match runs from one piece into the next, which
+        // [`Text::BETWEEN`] parts.
+        let prefilter = automaton.prefilter();
+        // Each turn reads one byte, so the loop ends; the prefilter only
+        // moves the start of what is left forward.
+        let mut rest = 0..bytes.len();
+        loop {
+            if let Some(prefilter) = prefilter.filter(|_| Some(state) == self.start) {
+                match prefilter
+                    .find_in(bytes, Span::from(rest.clone()))
+                    .into_option()
+                {
+                    Some(next) => rest.start = next,
+                    None => break,
+                }
+            }
+            let Some(at) = rest.next() else { break };
+            state = automaton.next_state(Anchored::No, state, bytes[at]);
+            if !automaton.is_match(state) {
+                continue;
+            }
+            // A state holds every window that ends where it is, overlaps
+            // included, so reading each once finds every candidate that is
+            // its window whole.
+            if self.seen.insert(state) {
+                let scan = self.scan;
+                self.found.extend(
+                    (0..automaton.match_len(state)).filter_map(|m| {
+                        scan.whole_of[automaton.match_pattern(state, m).as_usize()]
+                    }),
+                );
+            }
+            if !self.scan.long {
+                continue;
+            }
+            // A longer candidate is compared wherever its window is: at most
+            // one window of `WINDOW` bytes ends here, and only such a window
+            // has longer candidates (a shorter one is a candidate whole).
+            let group = match self.last.filter(|&(last, _)| last == state) {
+                Some((_, group)) => group,
+                None => {
+                    let (scan, groups) = (self.scan, &mut self.groups);
+                    let group = *self.long_at.entry(state).or_insert_with(|| {
+                        let w = (0..automaton.match_len(state))
+                            .map(|m| automaton.match_pattern(state, m).as_usize())
+                            .find(|&w| !scan.longer[w].nodes.is_empty())?;
+                        groups.push(Group::new(w, &scan.longer[w]));
+                        Some(groups.len() - 1)
+                    });
+                    self.last = Some((state, group));
+                    group
+                }
+            };
+            if let Some(group) = group {
+                self.compare(group, bytes, at + 1 - WINDOW);
+            }
+        }
+        self.state = Some(state);
+    }
+
+    /// Walks the trie of `group`'s window along `text` where the window
+    /// starts, `at`, finding each candidate the text holds there.
+    ///
+    /// Walking from the window afresh at each place would read the text
+    /// again and again where it repeats: `n` candidates that share a long
+    /// prefix with a text that repeats it meet their window at every
+    /// period. So each window remembers where it was last met and the path
+    /// its walk took. Where the text from here on repeats what it held one
+    /// step back (the step between the two places), over as far as the
+    /// walk went, the walk would go the same way and find nothing new:
+    /// nothing is read but that repeat, checked once for the whole text.
+    /// Where the repeat breaks, `j` bytes on, the walk goes the same way
+    /// for `j` bytes, and goes on from there, in the node that holds byte
+    /// `j`. A trie, not a list: the candidates that agree with the text
+    /// for `j` bytes are those below one node, so what is looked at is the
+    /// path, not every candidate (`n` candidates of a window and a text
+    /// that meets it `m` times, its repeat broken at each meeting, cost
+    /// `n·m` with a list).
+    ///
+    /// Worked example: candidates `W+"ab"` and `W+"ac"` (W the window) are
+    /// a root edge `"a"` with children `b` and `c`; a text `W+"ax"+W+"ac"`
+    /// walks `a` then stops at `x`, then at the second meeting repeats `a`
+    /// (one byte of repeat, checked), resumes in the root edge after it,
+    /// takes child `c` and finds `W+"ac"`.
+    fn compare(&mut self, group: usize, text: &[u8], at: usize) {
+        let (strings, group) = (&self.scan.strings, &mut self.groups[group]);
+        let trie = &self.scan.longer[group.window];
+        if group.left == 0 {
+            return;
+        }
+        let j = match group.at.replace(at) {
+            None => 0,
+            Some(before) => {
+                // From where it was checked to, the text is checked on to
+                // where it stops repeating what it held a step back, each
+                // byte once: a repeat found for one step holds for the next
+                // step too. Between two meetings at other steps it reaches
+                // no further than the window met: were it to reach past it,
+                // the window would also occur a step back, between two
+                // meetings, a meeting of its own.
+                let from = group.repeats_to.max(at);
+                let step_back = from - (at - before);
+                let to = from + common_prefix(&text[from..], &text[step_back..]);
+                group.repeats_to = to;
+                // The walk goes as before, where the repeat goes past the
+                // byte it stopped at.
+                if to > at + group.reach {
+                    return;
+                }
+                to - at
+            }
+        };
+        // The walk as far as the text repeats it: the root, and the nodes
+        // it passed that start before byte `j` (one that starts at `j` was
+        // taken for the byte there, which the text no longer holds).
+        let mut depth = j.max(WINDOW);
+        let kept = group
+            .path
+            .partition_point(|&node| trie.nodes[node].start < depth);
+        group.path.truncate(kept.max(1));
+        let text = &text[at..];
+        // Each turn but the last goes down to a child, which holds a byte
+        // of the text at least: at most one turn a byte.
+        for _ in 0..=text.len() {
+            let node = *group.path.last().expect("the root at least");
+            let Node { end, string, .. } = trie.nodes[node];
+            let edge = strings[string].0.as_bytes().get(depth..end).unwrap_or(&[]);
+            depth += common_prefix(edge, text.get(depth..).unwrap_or(&[]));
+            if depth < end {
+                break;
+            }
+            if trie.nodes[node].whole && !std::mem::replace(&mut group.found[node], true) {
+                self.found.push(string);
+                group.left -= 1;
+            }
+            let Some(&byte) = text.get(depth) else { break };
+            let Some(child) = trie.child(node, byte) else {
+                break;
+            };
+            group.path.push(child);
+        }
+        group.reach = depth;
+    }
+
+    /// The candidate strings found in the text (in no order, maybe twice).
+    fn found(mut self) -> Vec<usize> {
+        self.read_pending();
+        if self.state.is_some() {
+            return self.found;
+        }
+        (0..self.scan.strings.len())
+            .filter(|&s| {
+                memchr::memmem::find(&self.whole, self.scan.strings[s].0.as_bytes()).is_some()
+            })
+            .collect()
+    }
+}
+
+/// The candidates of one window longer than it, as a trie over their
+/// bytes after the window: each node an edge of bytes, read from one of the
+/// candidates it leads to (`string`, from `start` to `end`), and its
+/// children by their first byte. Built one candidate at a time, each read
+/// once: linear in their bytes, whatever they share.
+#[derive(Default)]
+struct Trie {
+    /// The root (all of them, from the window's end) first.
+    nodes: Vec<Node>,
+}
+
+/// One edge of a [`Trie`].
+#[derive(Clone)]
+struct Node {
+    /// Where the edge starts and ends in `string`'s bytes.
+    start: usize,
+    end: usize,
+    /// A candidate the edge is part of; the one it ends, when `whole`.
+    string: usize,
+    /// Whether a candidate ends where the edge does.
+    whole: bool,
+    /// The children, by the first byte of each, in order.
+    children: Vec<(u8, usize)>,
+}
+
+impl Trie {
+    /// Adds candidate `s` of `strings`, which starts with the window.
+    fn insert(&mut self, s: usize, strings: &[(&str, usize)]) {
+        let bytes = strings[s].0.as_bytes();
+        let leaf = |start: usize| Node {
+            start,
+            end: bytes.len(),
+            string: s,
+            whole: true,
+            children: Vec::new(),
+        };
+        if self.nodes.is_empty() {
+            self.nodes.push(leaf(WINDOW));
+            return;
+        }
+        let (mut node, mut depth) = (0, WINDOW);
+        // Each turn but the last goes down to a child, which holds a byte
+        // of the candidate at least: at most one turn a byte.
+        for _ in 0..=bytes.len() {
+            let Node { end, string, .. } = self.nodes[node];
+            let edge = &strings[string].0.as_bytes()[depth..end];
+            depth += common_prefix(edge, &bytes[depth..]);
+            if depth < end {
+                // The candidate leaves the edge (or ends) inside it: the
+                // edge splits there, its rest a child of its own.
+                let mut rest = self.nodes[node].clone();
+                rest.start = depth;
+                let rest_at = self.nodes.len();
+                let first = strings[string].0.as_bytes()[depth];
+                self.nodes.push(rest);
+                let cut = &mut self.nodes[node];
+                cut.end = depth;
+                cut.whole = depth == bytes.len();
+                cut.string = s;
+                cut.children = vec![(first, rest_at)];
+                if depth < bytes.len() {
+                    self.add_child(node, bytes[depth], leaf(depth));
+                }
+                return;
+            }
+            if depth == bytes.len() {
+                let ends = &mut self.nodes[node];
+                ends.whole = true;
+                ends.string = s;
+                return;
+            }
+            match self.child(node, bytes[depth]) {
+                Some(child) => node = child,
+                None => return self.add_child(node, bytes[depth], leaf(depth)),
+            }
+        }
+    }
+
+    /// The child of `node` whose edge starts with `byte`.
+    fn child(&self, node: usize, byte: u8) -> Option<usize> {
+        let children = &self.nodes[node].children;
+        let at = children.binary_search_by_key(&byte, |&(b, _)| b).ok()?;
+        Some(children[at].1)
+    }
+
+    fn add_child(&mut self, node: usize, byte: u8, child: Node) {
+        let at = self.nodes.len();
+        self.nodes.push(child);
+        let children = &mut self.nodes[node].children;
+        let i = children.partition_point(|&(b, _)| b < byte);
+        children.insert(i, (byte, at));
+    }
+}
+
+/// A window met in a text: its trie's nodes found in this text (each
+/// candidate is found once), and where the window was last met and the
+/// path its walk took there ([`Text::compare`]).
+struct Group {
+    /// The window, in [`LeakScan::longer`].
+    window: usize,
+    /// For each node of the trie, whether its candidate was found.
+    found: Vec<bool>,
+    /// How many of the window's candidates are not found yet.
+    left: usize,
+    /// Where the window was last met, once it was.
+    at: Option<usize>,
+    /// From `at` up to here, each byte of the text is the one the step
+    /// between the last two meetings before it.
+    repeats_to: usize,
+    /// The nodes the last walk passed, from the root.
+    path: Vec<usize>,
+    /// Where the last walk stopped, from `at`: no candidate agreed with
+    /// the text further.
+    reach: usize,
+}
+
+impl Group {
+    /// The window `window`, with trie `trie`, not met yet.
+    fn new(window: usize, trie: &Trie) -> Group {
+        Group {
+            window,
+            found: vec![false; trie.nodes.len()],
+            left: trie.nodes.iter().filter(|n| n.whole).count(),
+            at: None,
+            repeats_to: 0,
+            path: vec![0],
+            reach: 0,
+        }
+    }
+}
+
+/// How many bytes `a` and `b` share at their start, each counted as a
+/// byte the leak scan read.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let same = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    tally(|work| work.scanned += same as u64);
+    same
+}
+
+/// Feeds `allow` what a call's prose may draw on: its `data` without the
+/// reserved key, its `success`, a failed call's `error` unless `own_error`
+/// says it is a candidate, and a result that is not an object at all.
+fn allowed_of(call: &Call, own_error: bool, allow: &mut impl FnMut(&Value)) {
+    let Value::Object(result) = &call.result else {
+        return allow(&call.result);
+    };
+    if let Some(data) = result.get("data") {
+        allow(&model::without_reserved_key(data));
+    }
+    if let Some(success) = result.get("success") {
+        allow(success);
+    }
+    if let Some(error) = result.get("error").filter(|_| !own_error) {
+        allow(error);
+    }
+}
+
+/// The shortest string that counts as a leak when one outcome is judged.
+pub const LEAK_MIN_CHARS: usize = 8;
+
+/// Every string value (not key) in a value.
+fn string_values<'v>(v: &'v Value, f: &mut impl FnMut(&'v str)) {
+    match v {
+        Value::String(s) => f(s),
+        Value::Array(a) => a.iter().for_each(|x| string_values(x, f)),
+        Value::Object(o) => o.values().for_each(|x| string_values(x, f)),
+        _ => {}
+    }
+}
+
+/// Every string in a value, keys included.
+pub(crate) fn strings(v: &Value, f: &mut impl FnMut(&str)) {
+    match v {
+        Value::String(s) => f(s),
+        Value::Array(a) => a.iter().for_each(|x| strings(x, f)),
+        Value::Object(o) => o.iter().for_each(|(k, x)| {
+            f(k);
+            strings(x, f)
+        }),
+        _ => {}
+    }
+}

@@ -1,0 +1,422 @@
+//! The pool of expected entries: the artifacts that may land on the port,
+//! indexed to be found in constant time, and where an observed one could
+//! have come from.
+
+use foldhash::{HashMap, HashMapExt};
+use serde_json::Value;
+
+use super::json::{json_eq, json_hash, unencodable_replaced, Eq};
+use super::work::tally;
+use crate::code::Place;
+use crate::model;
+use crate::wire::{kind, Case, ToolArtifact};
+
+/// Where an observed artifact's `type` and `payload` came from.
+pub(super) enum Source<'v> {
+    /// Kept artifact `index` of call `call` (the index among its kept ones),
+    /// the entry the tool returned.
+    Kept {
+        call: usize,
+        index: usize,
+        entry: &'v Value,
+    },
+    /// An entry a call returned but RT-TOOL-2 drops: which, and why.
+    Dropped { entry: String, why: String },
+    /// Nowhere in any call's artifacts.
+    Nowhere,
+}
+
+/// Positions in a list, in order, that share an index key, and how many of
+/// the first are known to be used (they stay used).
+#[derive(Default)]
+pub(super) struct Bucket {
+    pub(super) items: Vec<usize>,
+    used_before: usize,
+}
+
+impl Bucket {
+    /// The first item that passes `test`, skipping used ones if `used` is
+    /// given. The used items at the front are skipped for good, so finding
+    /// each of n alike artifacts in turn looks at each item about once.
+    pub(super) fn first(
+        &mut self,
+        used: Option<&[bool]>,
+        mut test: impl FnMut(usize) -> bool,
+    ) -> Option<usize> {
+        let (from, skipped) = match used {
+            Some(used) => {
+                let skip = self.items[self.used_before..]
+                    .iter()
+                    .take_while(|&&p| used[p])
+                    .count();
+                self.used_before += skip;
+                (self.used_before, skip)
+            }
+            None => (0, 0),
+        };
+        let mut visited = skipped as u64;
+        let found = self.items[from..].iter().copied().find(|&p| {
+            visited += 1;
+            used.is_none_or(|used| !used[p]) && test(p)
+        });
+        tally(|w| w.visited += visited);
+        found
+    }
+}
+
+/// The artifacts that may land on the port, which of them have, and
+/// indexes that find one by call id, `type` and payload in constant time:
+/// the call id and `type` exactly (each numbered), the payload by
+/// [`json_hash`], so `1` finds `1.0`, then checked with [`json_eq`].
+pub(super) struct Pool<'p> {
+    pub(super) artifacts: &'p [ToolArtifact],
+    /// Which artifacts an observed entry has matched.
+    pub(super) used: Vec<bool>,
+    /// Each artifact's index among its call's.
+    kept: Vec<usize>,
+    /// Each artifact's payload's [`json_hash`].
+    hashes: Vec<u64>,
+    /// Each call id and each type among the artifacts, numbered.
+    ids: HashMap<&'p str, usize>,
+    kinds: HashMap<&'p str, usize>,
+    /// Each artifact's call id and type, by their numbers.
+    numbers: Vec<(usize, usize)>,
+    /// By call id, type and payload.
+    by_call: HashMap<(usize, usize, u64), Bucket>,
+    /// By type and payload, whatever the call; built when first needed.
+    by_artifact: Option<HashMap<(usize, u64), Bucket>>,
+    /// By call id and type; built when first needed.
+    by_kind: Option<HashMap<(usize, usize), Bucket>>,
+    /// Those whose payload does not encode ([`model::encodable`]), by call
+    /// id and type; built when first needed.
+    unencodable: Option<HashMap<(usize, usize), Bucket>>,
+}
+
+impl<'p> Pool<'p> {
+    pub(super) fn new(artifacts: &'p [ToolArtifact]) -> Pool<'p> {
+        let hashes: Vec<u64> = artifacts.iter().map(|a| json_hash(&a.payload)).collect();
+        let (mut ids, mut kinds) = (HashMap::new(), HashMap::new());
+        let number = |map: &mut HashMap<&'p str, usize>, s: &'p str| {
+            let next = map.len();
+            *map.entry(s).or_insert(next)
+        };
+        let numbers: Vec<(usize, usize)> = artifacts
+            .iter()
+            .map(|a| {
+                (
+                    number(&mut ids, &a.tool_call_id),
+                    number(&mut kinds, &a.kind),
+                )
+            })
+            .collect();
+        // Each artifact's index among its call's: how many of that call's
+        // came before it.
+        let mut seen = vec![0; ids.len()];
+        let kept = numbers
+            .iter()
+            .map(|&(id, _)| {
+                seen[id] += 1;
+                seen[id] - 1
+            })
+            .collect();
+        let mut by_call: HashMap<(usize, usize, u64), Bucket> = HashMap::new();
+        for (p, &(id, kind)) in numbers.iter().enumerate() {
+            by_call
+                .entry((id, kind, hashes[p]))
+                .or_default()
+                .items
+                .push(p);
+        }
+        Pool {
+            artifacts,
+            used: vec![false; artifacts.len()],
+            kept,
+            hashes,
+            ids,
+            kinds,
+            numbers,
+            by_call,
+            by_artifact: None,
+            by_kind: None,
+            unencodable: None,
+        }
+    }
+
+    /// The first unused artifact of call `id` (of any call when `None`)
+    /// with this `type` and a payload equal to `payload` as JSON, and how
+    /// equal. `hash` is the payload's [`json_hash`].
+    pub(super) fn unused(
+        &mut self,
+        id: Option<&str>,
+        kind_: &Value,
+        payload: &Value,
+        hash: u64,
+    ) -> Option<(usize, Eq)> {
+        let kind = *self.kinds.get(kind_.as_str()?)?;
+        let artifacts = self.artifacts;
+        let bucket = match id {
+            Some(id) => {
+                let id = *self.ids.get(id)?;
+                self.by_call.get_mut(&(id, kind, hash))?
+            }
+            None => by_artifact(&mut self.by_artifact, &self.numbers, &self.hashes)
+                .get_mut(&(kind, hash))?,
+        };
+        let mut eq = Eq::Different;
+        bucket
+            .first(Some(&self.used), |p| {
+                eq = json_eq(&artifacts[p].payload, payload);
+                eq != Eq::Different
+            })
+            .map(|p| (p, eq))
+    }
+
+    /// The first artifact, used or not, with this `type` and payload.
+    pub(super) fn first(&mut self, kind_: &Value, payload: &Value, hash: u64) -> Option<usize> {
+        let kind = *self.kinds.get(kind_.as_str()?)?;
+        let artifacts = self.artifacts;
+        by_artifact(&mut self.by_artifact, &self.numbers, &self.hashes)
+            .get_mut(&(kind, hash))?
+            .first(None, |p| {
+                json_eq(&artifacts[p].payload, payload) != Eq::Different
+            })
+    }
+
+    /// The first unused artifact of call `id` with this `type`.
+    pub(super) fn unused_of_kind(&mut self, id: &str, kind_: &Value) -> Option<usize> {
+        let key = (*self.ids.get(id)?, *self.kinds.get(kind_.as_str()?)?);
+        let numbers = &self.numbers;
+        let by_kind = self.by_kind.get_or_insert_with(|| {
+            let mut index: HashMap<(usize, usize), Bucket> = HashMap::new();
+            for (p, &key) in numbers.iter().enumerate() {
+                index.entry(key).or_default().items.push(p);
+            }
+            index
+        });
+        by_kind.get_mut(&key)?.first(Some(&self.used), |_| true)
+    }
+
+    /// The first unused artifact of call `id` with this `type` whose
+    /// payload does not encode, if `payload` is that payload with something
+    /// else in place of a number no double holds and no other change; and
+    /// the pointer to the first such place ([`unencodable_replaced`]). One
+    /// comparison at most, so an entry costs what its payload does.
+    pub(super) fn altered(
+        &mut self,
+        id: &str,
+        kind_: &Value,
+        payload: &Value,
+    ) -> Option<(usize, String)> {
+        let key = (*self.ids.get(id)?, *self.kinds.get(kind_.as_str()?)?);
+        let (artifacts, numbers) = (self.artifacts, &self.numbers);
+        let index = self.unencodable.get_or_insert_with(|| {
+            let mut index: HashMap<(usize, usize), Bucket> = HashMap::new();
+            for (p, &key) in numbers.iter().enumerate() {
+                if !model::encodable(&artifacts[p].payload) {
+                    index.entry(key).or_default().items.push(p);
+                }
+            }
+            index
+        });
+        let p = index.get_mut(&key)?.first(Some(&self.used), |_| true)?;
+        unencodable_replaced(&artifacts[p].payload, payload).map(|at| (p, at))
+    }
+
+    /// "artifact 2" of its call: the index among the call's kept artifacts.
+    pub(super) fn kept_name(&self, p: usize) -> String {
+        format!("artifact {}", self.kept[p])
+    }
+
+    /// `place`, of artifact `p`: its call (by index) and its index among
+    /// the call's kept artifacts.
+    pub(super) fn place(
+        &self,
+        p: usize,
+        mut place: Place,
+        call_of: &HashMap<&str, usize>,
+    ) -> Place {
+        place.call = call_of
+            .get(self.artifacts[p].tool_call_id.as_str())
+            .copied();
+        place.artifact = Some(self.kept[p]);
+        place
+    }
+}
+
+/// The pool's index by type and payload, whatever the call, built in `slot`
+/// when first needed.
+fn by_artifact<'s>(
+    slot: &'s mut Option<HashMap<(usize, u64), Bucket>>,
+    numbers: &[(usize, usize)],
+    hashes: &[u64],
+) -> &'s mut HashMap<(usize, u64), Bucket> {
+    slot.get_or_insert_with(|| {
+        let mut index: HashMap<(usize, u64), Bucket> = HashMap::new();
+        for (p, &(_, kind)) in numbers.iter().enumerate() {
+            index.entry((kind, hashes[p])).or_default().items.push(p);
+        }
+        index
+    })
+}
+
+/// One entry a call's result could be said to hold ([`candidate_entries`]).
+pub(super) struct SourceEntry<'a> {
+    call: usize,
+    place: Holder,
+    at: usize,
+    pub(super) entry: &'a Value,
+    /// Its index among the call's kept entries, if it is one.
+    kept: Option<usize>,
+}
+
+/// Every entry the calls' results could be said to hold, in call order,
+/// indexed by the [`json_hash`] of its `type` and of its `payload`.
+pub(super) struct Sources<'a> {
+    pub(super) entries: Vec<SourceEntry<'a>>,
+    /// One call's entries by (call, type, payload).
+    pub(super) of_call: HashMap<(usize, u64, u64), Vec<usize>>,
+    /// The entries RT-TOOL-2 drops, by (type, payload).
+    pub(super) dropped: HashMap<(u64, u64), Vec<usize>>,
+}
+
+impl<'a> Sources<'a> {
+    pub(super) fn new(case: &'a Case) -> Sources<'a> {
+        let mut sources = Sources {
+            entries: Vec::new(),
+            of_call: HashMap::new(),
+            dropped: HashMap::new(),
+        };
+        for (call, c) in case.calls.iter().enumerate() {
+            let succeeded = may_deliver(&c.result);
+            let mut kept = 0;
+            for (place, at, entry) in candidate_entries(&c.result) {
+                let (Some(t), Some(p)) = (entry.get("type"), entry.get("payload")) else {
+                    continue;
+                };
+                let is_kept = succeeded && model::well_formed(entry).is_some();
+                let s = sources.entries.len();
+                sources.entries.push(SourceEntry {
+                    call,
+                    place,
+                    at,
+                    entry,
+                    kept: is_kept.then_some(kept),
+                });
+                kept += usize::from(is_kept);
+                let (t, p) = (json_hash(t), json_hash(p));
+                sources.of_call.entry((call, t, p)).or_default().push(s);
+                if !is_kept {
+                    sources.dropped.entry((t, p)).or_default().push(s);
+                }
+            }
+        }
+        sources
+    }
+
+    /// Entry `s` as what explains an observed artifact.
+    pub(super) fn source(&self, case: &Case, s: usize) -> Source<'a> {
+        let SourceEntry {
+            call,
+            place,
+            at,
+            entry,
+            kept,
+        } = self.entries[s];
+        if let Some(index) = kept {
+            return Source::Kept { call, index, entry };
+        }
+        let id = &case.calls[call].tool_call_id;
+        let name = match place {
+            Holder::Artifacts => format!("entry {at} of call {id}'s artifacts"),
+            Holder::Reserved => {
+                format!("entry {at} under the reserved `artifacts` key of call {id}'s data")
+            }
+        };
+        let why = match model::well_formed(entry) {
+            Some(_) => match case.calls[call].result.get("success") {
+                Some(Value::Bool(false)) => {
+                    "the call failed, and a call that failed carries no artifacts".to_string()
+                }
+                other => format!(
+                    "its `success` is {}, not true, and only a call that succeeded carries artifacts",
+                    other.map_or("absent", kind)
+                ),
+            },
+            None => match (entry["type"].as_str(), &entry["payload"]) {
+                (Some(""), _) => "its type is empty (RT-TOOL-6 refuses it)".to_string(),
+                (Some(_), p) => format!("its payload is {}, not an object", kind(p)),
+                (None, _) => format!("its type is {}, not a string", kind(&entry["type"])),
+            },
+        };
+        Source::Dropped { entry: name, why }
+    }
+}
+
+/// Whether a result may deliver artifacts: its `success` is `true`, or, in
+/// the lenient zone, absent. RT-TOOL-2: "a call that failed or was declined
+/// carries no artifacts"; a `success` of `"false"` (a string, which a loosely
+/// typed runtime reads as truthy), `1` or `null` is no success.
+pub fn may_deliver(result: &Value) -> bool {
+    matches!(result.get("success"), Some(Value::Bool(true)) | None)
+}
+
+/// Where a result holds artifact entries.
+#[derive(Clone, Copy)]
+pub(crate) enum Holder {
+    /// Its `artifacts`.
+    Artifacts,
+    /// RT-TOOL-2's reserved key in its `data`.
+    Reserved,
+}
+
+/// Every entry a result's artifacts could be said to hold, with where it
+/// is and its index there: the items of an `artifacts` array; of an object
+/// (lenient zone), the object itself, read as a single entry, and its
+/// values, read as a map of entries; and likewise under RT-TOOL-2's reserved
+/// key in an object `data` (lenient zone), which a runtime may lift.
+pub(crate) fn candidate_entries(result: &Value) -> Vec<(Holder, usize, &Value)> {
+    fn of<'v>(place: Holder, v: Option<&'v Value>, out: &mut Vec<(Holder, usize, &'v Value)>) {
+        match v {
+            Some(Value::Array(a)) => out.extend(a.iter().enumerate().map(|(i, e)| (place, i, e))),
+            Some(v @ Value::Object(o)) => out.extend(
+                std::iter::once(v)
+                    .chain(o.values())
+                    .enumerate()
+                    .map(|(i, e)| (place, i, e)),
+            ),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    of(Holder::Artifacts, result.get("artifacts"), &mut out);
+    let reserved = result
+        .get("data")
+        .filter(|d| d.is_object())
+        .and_then(|d| d.get(model::RESERVED_KEY));
+    of(Holder::Reserved, reserved, &mut out);
+    out
+}
+
+/// In the lenient zone, what each call could be said to have produced: the
+/// well-formed entries of its `artifacts` (an array, or an object read as one
+/// entry and as a map of entries) and of the reserved key in its `data`,
+/// unless the call did not succeed ([`may_deliver`]).
+pub fn lenient_pool(case: &Case) -> Vec<ToolArtifact> {
+    let mut pool = Vec::new();
+    for call in &case.calls {
+        if !may_deliver(&call.result) {
+            continue;
+        }
+        pool.extend(
+            candidate_entries(&call.result)
+                .into_iter()
+                .filter_map(|(_, _, e)| model::well_formed(e))
+                .map(|(k, p)| ToolArtifact {
+                    kind: k.to_owned(),
+                    payload: p.clone(),
+                    tool_call_id: call.tool_call_id.clone(),
+                }),
+        );
+    }
+    pool
+}

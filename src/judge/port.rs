@@ -1,0 +1,411 @@
+//! The `tool_artifacts` port judged: clause 1 and RT-TOOL-2 entry by entry,
+//! RT-TOOL-6's bounds, and what explains an entry that matches nothing.
+
+use foldhash::{HashMap, HashMapExt};
+use serde_json::Value;
+
+use super::clauses::Judge;
+use super::json::{first_difference, json_eq, json_hash, Eq};
+use super::pool::{lenient_pool, Pool, Source, Sources};
+use crate::code::{self, Code, Place};
+use crate::model;
+use crate::wire::{self, kind, ToolArtifact};
+
+impl<'a> Judge<'a> {
+    /// Clause 1 and RT-TOOL-2 (and clause 4 where one outcome shows it, and
+    /// RT-TOOL-6 above the floors): the `tool_artifacts` port.
+    pub(super) fn artifacts(
+        &mut self,
+        observed: Option<&Value>,
+        reference: &[ToolArtifact],
+        exposed: Option<bool>,
+    ) {
+        let hidden = exposed == Some(false);
+        let entries = match observed {
+            Some(Value::Array(entries)) => entries.as_slice(),
+            Some(other) => {
+                let msg = format!("tool_artifacts is {}, not a list", kind(other));
+                return self.violation(Code::PortNotList, Place::key("tool_artifacts"), msg);
+            }
+            None if hidden => {
+                let msg = "the outcome has no tool_artifacts while the port is hidden (a runtime that strips hidden outputs, EXPO-14, from the result breaks RT-TOOL-3 ¶4; `diff` tells the two apart by running the case exposed too)".to_string();
+                return self.violation(Code::PortMissingWhileHidden, Place::default(), msg);
+            }
+            None => {
+                let msg = "the outcome has no tool_artifacts".to_string();
+                return self.violation(Code::PortMissing, Place::default(), msg);
+            }
+        };
+        // What may land: in the strict zone (and over the floors alone)
+        // exactly the reference, in the lenient zone any of what each call
+        // could be said to have produced.
+        let determined = self.strict || self.bounded;
+        let lenient;
+        let mut pool = Pool::new(if determined {
+            reference
+        } else {
+            lenient = lenient_pool(self.case);
+            &lenient
+        });
+        let mut order = Vec::new();
+        // Every entry that is an artifact as it should be is matched first,
+        // so what explains the others does not depend on their place.
+        let mut unmatched = Vec::new();
+        for (i, entry) in entries.iter().enumerate() {
+            let Some((kind_, payload, id)) = self.entry_shape(i, entry) else {
+                continue;
+            };
+            // The first unused artifact of the claimed call with this type
+            // and payload, found through the index.
+            let hash = json_hash(payload);
+            if let Some((p, eq)) = pool.unused(Some(id), kind_, payload, hash) {
+                pool.used[p] = true;
+                order.push(p);
+                if eq == Eq::Lossy {
+                    let msg = format!("tool_artifacts[{i}] (call {id}) matches its artifact only up to the precision of an IEEE double");
+                    let place = pool.place(p, Place::entry(i, ""), &self.call_of);
+                    self.warning(Code::DoublePrecision, place, msg);
+                }
+                continue;
+            }
+            unmatched.push((i, kind_, payload, hash, id));
+        }
+        for (i, kind_, payload, hash, id) in unmatched {
+            self.diagnose(i, kind_, payload, hash, id, &mut pool);
+        }
+        self.order_within_calls(pool.artifacts, &order);
+        if !determined {
+            return;
+        }
+        let missing: Vec<usize> = (0..pool.artifacts.len())
+            .filter(|&p| !pool.used[p])
+            .collect();
+        if self.bounded {
+            return self.bounds(&pool, &missing);
+        }
+        // A payload no double can hold may not encode in the
+        // implementation's language: RT-TOOL-6 drops it with a warning.
+        let (unencodable, missing): (Vec<usize>, Vec<usize>) = missing
+            .into_iter()
+            .partition(|&p| !model::encodable(&pool.artifacts[p].payload));
+        for p in unencodable {
+            let msg = format!(
+                "{} of call {} is missing; its payload holds a number no IEEE double can hold, which may not encode in the implementation's language, and RT-TOOL-6 drops such an artifact with a warning",
+                pool.kept_name(p),
+                pool.artifacts[p].tool_call_id
+            );
+            let place = pool.place(p, Place::default(), &self.call_of);
+            self.warning(Code::UnencodableDropped, place, msg);
+        }
+        // Missing is what one outcome shows (¶1). Whether it is missing
+        // because the port is hidden (¶4) takes a second run, which `diff`
+        // makes; a person reading `check` is told where to look.
+        let (code, while_hidden) = if hidden && !self.options.siblings {
+            (Code::MissingArtifactWhileHidden, " (the port is hidden: a runtime that delivers it only while the port is shown breaks RT-TOOL-3 ¶4, which `diff` tells apart)")
+        } else {
+            (Code::MissingArtifact, "")
+        };
+        for p in missing {
+            let want = &pool.artifacts[p];
+            let msg = format!(
+                "{} of call {} ({} {}) is missing from tool_artifacts{while_hidden}",
+                pool.kept_name(p),
+                want.tool_call_id,
+                want.kind,
+                want.payload
+            );
+            let place = pool.place(p, Place::default(), &self.call_of);
+            self.violation(code, place, msg);
+        }
+        if self.options.strict_order && !order.is_sorted() {
+            let msg = "tool_artifacts is not in the reference order (call order, then each result's order)";
+            let place = Place::key("tool_artifacts");
+            self.violation(Code::ArtifactsOutOfOrder, place, msg.to_string());
+        }
+    }
+
+    /// RT-TOOL-6 over the floors: every artifact missing from the port must
+    /// be one a conforming bound may have dropped ([`model::may_drop`]).
+    fn bounds(&mut self, pool: &Pool<'_>, missing: &[usize]) {
+        // Nothing missing, nothing owed: the sizes below read every
+        // delivered payload whole.
+        if missing.is_empty() {
+            return;
+        }
+        let (used, artifacts) = (&pool.used, pool.artifacts);
+        let delivered = used.iter().filter(|&&u| u).count();
+        let delivered_bytes: usize = (0..artifacts.len())
+            .filter(|&p| used[p])
+            .map(|p| model::encoded_len(&artifacts[p].payload))
+            .sum();
+        let owed: Vec<String> = missing
+            .iter()
+            .filter(|&&p| {
+                let size = model::encoded_len(&artifacts[p].payload);
+                !model::may_drop(&artifacts[p].payload, size, delivered, delivered_bytes)
+            })
+            .map(|&p| {
+                format!(
+                    "{} of call {}",
+                    pool.kept_name(p),
+                    artifacts[p].tool_call_id
+                )
+            })
+            .collect();
+        if owed.is_empty() {
+            return;
+        }
+        let more = match owed.len() {
+            0..=3 => String::new(),
+            n => format!(" and {} more", n - 3),
+        };
+        let verb = if owed.len() == 1 { "is" } else { "are" };
+        let msg = format!(
+            "tool_artifacts holds {delivered} of the run's {} kept artifacts ({delivered_bytes} bytes at most), yet {}{more} {verb} missing: a bound may drop an artifact only once {} are kept or it no longer fits {} bytes, and the rest are still kept",
+            artifacts.len(),
+            owed[..owed.len().min(3)].join(", "),
+            model::floors::ARTIFACTS,
+            model::floors::RUN_BYTES,
+        );
+        self.violation(Code::DroppedWithinBounds, Place::key("tool_artifacts"), msg);
+    }
+
+    /// A warning for each call whose artifacts arrived in another order
+    /// than it returned them (the order across calls is free).
+    fn order_within_calls(&mut self, pool: &[ToolArtifact], order: &[usize]) {
+        let mut arrived: HashMap<&str, Vec<usize>> = HashMap::new();
+        for &p in order {
+            arrived.entry(&pool[p].tool_call_id).or_default().push(p);
+        }
+        for (c, call) in self.case.calls.iter().enumerate() {
+            let id = call.tool_call_id.as_str();
+            if !arrived.get(id).is_none_or(|a| a.is_sorted()) {
+                let msg = format!(
+                    "the artifacts of call {id} arrived in another order than the call returned them"
+                );
+                self.warning(Code::CallOrder, Place::call(c), msg);
+            }
+        }
+    }
+
+    /// Checks one observed entry has exactly the three keys, and returns them.
+    fn entry_shape<'v>(
+        &mut self,
+        i: usize,
+        entry: &'v Value,
+    ) -> Option<(&'v Value, &'v Value, &'v str)> {
+        let Value::Object(fields) = entry else {
+            let msg = format!("tool_artifacts[{i}] is {}, not an object", kind(entry));
+            self.violation(Code::EntryNotObject, Place::entry(i, ""), msg);
+            return None;
+        };
+        let extra: Vec<&String> = fields
+            .keys()
+            .filter(|k| !["type", "payload", "tool_call_id"].contains(&k.as_str()))
+            .collect();
+        if let Some(first) = extra.first() {
+            let shown: Vec<String> = extra.iter().map(|k| format!("{k:?}")).collect();
+            let msg = format!(
+                "tool_artifacts[{i}] carries key(s) {} beyond type, payload and tool_call_id: a tool smuggled them through",
+                shown.join(", ")
+            );
+            let place = Place::entry(i, &format!("/{}", code::pointer_segment(first)));
+            self.violation(Code::ExtraKey, place, msg);
+        }
+        let keys = ["type", "payload", "tool_call_id"].map(|k| (k, fields.get(k)));
+        let [(_, Some(kind_)), (_, Some(payload)), (_, Some(id))] = keys else {
+            let missing: Vec<&str> = keys
+                .into_iter()
+                .filter_map(|(k, v)| v.is_none().then_some(k))
+                .collect();
+            let msg = format!("tool_artifacts[{i}] lacks {}", missing.join(" and "));
+            self.violation(Code::MissingKey, Place::entry(i, ""), msg);
+            return None;
+        };
+        let Value::String(id) = id else {
+            let msg = format!(
+                "tool_artifacts[{i}].tool_call_id is {}, not a string",
+                kind(id)
+            );
+            self.violation(Code::CallIdNotString, Place::entry(i, "/tool_call_id"), msg);
+            return None;
+        };
+        Some((kind_, payload, id))
+    }
+
+    /// Says what is wrong with an observed entry that matched nothing.
+    fn diagnose(
+        &mut self,
+        i: usize,
+        kind_: &Value,
+        payload: &Value,
+        hash: u64,
+        id: &str,
+        pool: &mut Pool<'_>,
+    ) {
+        let calls = &self.case.calls;
+        let source = self.source(kind_, payload, hash, id, pool);
+        // Something else in place of a number no double holds, and nothing
+        // else changed: not dropped whole, as RT-TOOL-6 drops such an
+        // artifact, but altered.
+        if let Some((p, at)) = matches!(source, Source::Nowhere)
+            .then(|| pool.altered(id, kind_, payload))
+            .flatten()
+        {
+            pool.used[p] = true;
+            let want = &pool.artifacts[p];
+            // What stands there, cut at 100 characters: it may be anything.
+            let shown = |v: &Value| {
+                let text = v.pointer(&at).map_or_else(String::new, Value::to_string);
+                match text.char_indices().nth(100) {
+                    Some((cut, _)) => format!("{}…", &text[..cut]),
+                    None => text,
+                }
+            };
+            let msg = format!(
+                "tool_artifacts[{i}] (call {id}, type {}) is {} of call {id} with {} at {}, a number no IEEE double can hold, delivered as {}: RT-TOOL-6 drops an artifact whose payload does not encode, with a warning, and does not alter it (a payload passes through unchanged, RT-TOOL-3 ¶1)",
+                want.kind,
+                pool.kept_name(p),
+                shown(&want.payload),
+                if at.is_empty() { "its root" } else { &at },
+                shown(payload),
+            );
+            let place = pool.place(p, Place::entry(i, &format!("/payload{at}")), &self.call_of);
+            return self.violation(Code::UnencodableAltered, place, msg);
+        }
+        let entry = Place::entry(i, "");
+        let (code, place, msg) = match source {
+            _ if !self.call_of.contains_key(id) => {
+                if let Some((p, _)) = pool.unused(None, kind_, payload, hash) {
+                    pool.used[p] = true;
+                }
+                let msg = format!("tool_artifacts[{i}] carries tool_call_id {id:?}, which is no call of this invocation");
+                let place = Place::entry(i, "/tool_call_id");
+                (Code::UnknownCallId, place, msg)
+            }
+            Source::Kept { call, index, entry } if calls[call].tool_call_id != id => {
+                let real = &calls[call].tool_call_id;
+                if let Some((p, _)) = pool.unused(Some(real), kind_, payload, hash) {
+                    pool.used[p] = true;
+                }
+                let claim = entry.get("tool_call_id").and_then(Value::as_str);
+                let how = if claim == Some(id) {
+                    ", the id the artifact itself claims"
+                } else {
+                    ""
+                };
+                let msg = format!("artifact {index} of call {real} carries tool_call_id {id}{how}: the entry must carry its own call's id");
+                let place = Place {
+                    artifact: Some(index),
+                    ..Place::entry(i, "/tool_call_id")
+                };
+                (Code::WrongCallId, place.of_call(Some(call)), msg)
+            }
+            // The right call's artifact, but its place in the pool is taken.
+            Source::Kept { call, index, .. } => {
+                let msg = format!("tool_artifacts[{i}] repeats artifact {index} of call {}: every artifact lands once", calls[call].tool_call_id);
+                let place = Place {
+                    artifact: Some(index),
+                    ..entry.of_call(Some(call))
+                };
+                (Code::RepeatedArtifact, place, msg)
+            }
+            Source::Dropped {
+                entry: dropped,
+                why,
+            } => {
+                let msg = format!("tool_artifacts[{i}] is {dropped}, which RT-TOOL-2 drops: {why}");
+                (Code::DroppedEntryDelivered, entry, msg)
+            }
+            Source::Nowhere => match pool.unused_of_kind(id, kind_) {
+                Some(p) => {
+                    pool.used[p] = true;
+                    let want = &pool.artifacts[p];
+                    let at = first_difference(&want.payload, payload).unwrap_or_default();
+                    // A string there cut between the halves of a surrogate
+                    // pair ([`wire::parse_reply`]) is said so.
+                    let cut = payload
+                        .pointer(&at)
+                        .and_then(Value::as_str)
+                        .and_then(|s| wire::lone_surrogates(s).first().map(|&(_, u)| u))
+                        .map_or_else(String::new, |u| {
+                            format!(" (the string there holds a lone surrogate \\u{u:04x}: it is not a Unicode string)")
+                        });
+                    let shown_at = if at.is_empty() { "its root" } else { &at };
+                    let msg = format!(
+                        "tool_artifacts[{i}] (call {id}, type {}) has a payload that differs from the artifact's at {shown_at}{cut}: payloads pass through unchanged",
+                        want.kind
+                    );
+                    let place =
+                        pool.place(p, Place::entry(i, &format!("/payload{at}")), &self.call_of);
+                    (Code::PayloadAltered, place, msg)
+                }
+                None => {
+                    let msg =
+                        format!("tool_artifacts[{i}] ({kind_} {payload}) was produced by no call");
+                    (Code::UnproducedArtifact, entry, msg)
+                }
+            },
+        };
+        self.violation(code, place, msg);
+    }
+
+    /// Finds where an artifact's `type` and `payload` came from: an entry
+    /// of some call's `artifacts`, or of the reserved key in its `data`.
+    ///
+    /// Two calls may return the same artifact. A kept one whose call still
+    /// misses it explains the entry best (the first such call); then one of
+    /// the call whose id the entry carries, a repeat or a dropped entry;
+    /// then any dropped one; then any repeat (the first of each, in call
+    /// order). So when a failed call `c1` and a successful `c2` return the
+    /// same link, the link under `c1`'s id is `c2`'s mislabelled while
+    /// `c2`'s is missing from the port, and `c1`'s own dropped one while it
+    /// is there.
+    ///
+    /// The kept entries are the pool's artifacts, in the same order, so the
+    /// first unused artifact with this `type` and `payload` names the first
+    /// call that still misses it. Everything is found through indexes.
+    fn source(
+        &self,
+        kind_: &Value,
+        payload: &Value,
+        hash: u64,
+        id: &str,
+        pool: &mut Pool<'_>,
+    ) -> Source<'a> {
+        let sources = self.sources.get_or_init(|| Sources::new(self.case));
+        let kind_hash = json_hash(kind_);
+        // The first entry of a list that has this type and payload (the
+        // list is found by their hashes; each is then compared as JSON).
+        let first = |list: Option<&Vec<usize>>| {
+            list.into_iter().flatten().copied().find(|&s| {
+                let entry = sources.entries[s].entry;
+                [("type", kind_), ("payload", payload)]
+                    .into_iter()
+                    .all(|(key, want)| {
+                        entry
+                            .get(key)
+                            .is_some_and(|v| json_eq(v, want) != Eq::Different)
+                    })
+            })
+        };
+        let of_call = |call: usize| first(sources.of_call.get(&(call, kind_hash, hash)));
+        let artifacts = pool.artifacts;
+        let call_of = |p: usize| self.call_of.get(artifacts[p].tool_call_id.as_str());
+        let found = match pool.unused(None, kind_, payload, hash) {
+            // A kept entry whose call still misses it.
+            Some((p, _)) => call_of(p).and_then(|&c| of_call(c)),
+            // The call's own, then any dropped one, then any repeat.
+            None => self
+                .call_of
+                .get(id)
+                .and_then(|&c| of_call(c))
+                .or_else(|| first(sources.dropped.get(&(kind_hash, hash))))
+                .or_else(|| {
+                    let p = pool.first(kind_, payload, hash)?;
+                    call_of(p).and_then(|&c| of_call(c))
+                }),
+        };
+        found.map_or(Source::Nowhere, |s| sources.source(self.case, s))
+    }
+}

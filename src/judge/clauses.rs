@@ -136,6 +136,14 @@ impl<'a> Judge<'a> {
                 }
             }
         }
+        self.unanswered(&answered, &answering);
+        self.leaks_and_rendering(contents, &message_at, reference);
+    }
+
+    /// Clause 3's one message per call: a call no message answers, and
+    /// messages out of call order (each was matched by `tool_call_id`).
+    fn unanswered(&mut self, answered: &[bool], answering: &[usize]) {
+        let calls = &self.case.calls;
         for (c, call) in calls.iter().enumerate().filter(|&(c, _)| !answered[c]) {
             let msg = format!(
                 "call {} has no message: each call gets one",
@@ -152,6 +160,18 @@ impl<'a> Judge<'a> {
                 msg.to_string(),
             );
         }
+    }
+
+    /// Each call's prose, by its message (`message_at`): no leak into it
+    /// unless sibling cases judge ¶3, and in the exact reading of the strict
+    /// zone the reference rendering.
+    fn leaks_and_rendering(
+        &mut self,
+        contents: Vec<Option<&str>>,
+        message_at: &[usize],
+        reference: &[Message],
+    ) {
+        let calls = &self.case.calls;
         let scan = (!self.options.siblings).then(|| LeakScan::new(self.case, self.options.prose));
         let mut allowed = vec![0; scan.as_ref().map_or(0, |s| s.strings.len())];
         for (c, (call, content)) in calls.iter().zip(contents).enumerate() {

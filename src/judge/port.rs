@@ -47,6 +47,30 @@ impl<'a> Judge<'a> {
             lenient = lenient_pool(self.case);
             &lenient
         });
+        let order = self.match_entries(entries, &mut pool);
+        self.order_within_calls(pool.artifacts, &order);
+        if !determined {
+            return;
+        }
+        let missing: Vec<usize> = (0..pool.artifacts.len())
+            .filter(|&p| !pool.used[p])
+            .collect();
+        if self.bounded {
+            return self.bounds(&pool, &missing);
+        }
+        self.missing_artifacts(&pool, missing, hidden);
+        if self.options.strict_order && !order.is_sorted() {
+            let msg = "tool_artifacts is not in the reference order (call order, then each result's order)";
+            let place = Place::key("tool_artifacts");
+            self.violation(Code::ArtifactsOutOfOrder, place, msg.to_string());
+        }
+    }
+
+    /// Matches each entry of the right shape to the first unused artifact
+    /// of its call with its `type` and payload, and says what is wrong with
+    /// each that matches none. Returns the artifacts matched, in the order
+    /// their entries came.
+    fn match_entries(&mut self, entries: &[Value], pool: &mut Pool<'_>) -> Vec<usize> {
         let mut order = Vec::new();
         // Every entry that is an artifact as it should be is matched first,
         // so what explains the others does not depend on their place.
@@ -71,18 +95,15 @@ impl<'a> Judge<'a> {
             unmatched.push((i, kind_, payload, hash, id));
         }
         for (i, kind_, payload, hash, id) in unmatched {
-            self.diagnose(i, kind_, payload, hash, id, &mut pool);
+            self.diagnose(i, kind_, payload, hash, id, pool);
         }
-        self.order_within_calls(pool.artifacts, &order);
-        if !determined {
-            return;
-        }
-        let missing: Vec<usize> = (0..pool.artifacts.len())
-            .filter(|&p| !pool.used[p])
-            .collect();
-        if self.bounded {
-            return self.bounds(&pool, &missing);
-        }
+        order
+    }
+
+    /// Clause 1 where what must land is the reference: each artifact of it
+    /// missing from the port, a violation, or a warning where its payload
+    /// may not encode in the implementation's language (RT-TOOL-6).
+    fn missing_artifacts(&mut self, pool: &Pool<'_>, missing: Vec<usize>, hidden: bool) {
         // A payload no double can hold may not encode in the
         // implementation's language: RT-TOOL-6 drops it with a warning.
         let (unencodable, missing): (Vec<usize>, Vec<usize>) = missing
@@ -116,11 +137,6 @@ impl<'a> Judge<'a> {
             );
             let place = pool.place(p, Place::default(), &self.call_of);
             self.violation(code, place, msg);
-        }
-        if self.options.strict_order && !order.is_sorted() {
-            let msg = "tool_artifacts is not in the reference order (call order, then each result's order)";
-            let place = Place::key("tool_artifacts");
-            self.violation(Code::ArtifactsOutOfOrder, place, msg.to_string());
         }
     }
 
@@ -252,26 +268,7 @@ impl<'a> Judge<'a> {
             .then(|| pool.altered(id, kind_, payload))
             .flatten()
         {
-            pool.used[p] = true;
-            let want = &pool.artifacts[p];
-            // What stands there, cut at 100 characters: it may be anything.
-            let shown = |v: &Value| {
-                let text = v.pointer(&at).map_or_else(String::new, Value::to_string);
-                match text.char_indices().nth(100) {
-                    Some((cut, _)) => format!("{}…", &text[..cut]),
-                    None => text,
-                }
-            };
-            let msg = format!(
-                "tool_artifacts[{i}] (call {id}, type {}) is {} of call {id} with {} at {}, a number no IEEE double can hold, delivered as {}: RT-TOOL-6 drops an artifact whose payload does not encode, with a warning, and does not alter it (a payload passes through unchanged, RT-TOOL-3 ¶1)",
-                want.kind,
-                pool.kept_name(p),
-                shown(&want.payload),
-                if at.is_empty() { "its root" } else { &at },
-                shown(payload),
-            );
-            let place = pool.place(p, Place::entry(i, &format!("/payload{at}")), &self.call_of);
-            return self.violation(Code::UnencodableAltered, place, msg);
+            return self.unencodable_altered(i, id, payload, p, at, pool);
         }
         let entry = Place::entry(i, "");
         let (code, place, msg) = match source {
@@ -317,37 +314,86 @@ impl<'a> Judge<'a> {
                 let msg = format!("tool_artifacts[{i}] is {dropped}, which RT-TOOL-2 drops: {why}");
                 (Code::DroppedEntryDelivered, entry, msg)
             }
-            Source::Nowhere => match pool.unused_of_kind(id, kind_) {
-                Some(p) => {
-                    pool.used[p] = true;
-                    let want = &pool.artifacts[p];
-                    let at = first_difference(&want.payload, payload).unwrap_or_default();
-                    // A string there cut between the halves of a surrogate
-                    // pair ([`wire::parse_reply`]) is said so.
-                    let cut = payload
-                        .pointer(&at)
-                        .and_then(Value::as_str)
-                        .and_then(|s| wire::lone_surrogates(s).first().map(|&(_, u)| u))
-                        .map_or_else(String::new, |u| {
-                            format!(" (the string there holds a lone surrogate \\u{u:04x}: it is not a Unicode string)")
-                        });
-                    let shown_at = if at.is_empty() { "its root" } else { &at };
-                    let msg = format!(
-                        "tool_artifacts[{i}] (call {id}, type {}) has a payload that differs from the artifact's at {shown_at}{cut}: payloads pass through unchanged",
-                        want.kind
-                    );
-                    let place =
-                        pool.place(p, Place::entry(i, &format!("/payload{at}")), &self.call_of);
-                    (Code::PayloadAltered, place, msg)
-                }
-                None => {
-                    let msg =
-                        format!("tool_artifacts[{i}] ({kind_} {payload}) was produced by no call");
-                    (Code::UnproducedArtifact, entry, msg)
-                }
-            },
+            Source::Nowhere => self.altered_or_unproduced(i, kind_, payload, id, entry, pool),
         };
         self.violation(code, place, msg);
+    }
+
+    /// An unmatched entry that is an artifact of its call whose payload
+    /// does not encode, with something else in place of a number no double
+    /// holds (the first at `at`) and nothing else changed: not dropped
+    /// whole, as RT-TOOL-6 drops such an artifact, but altered.
+    fn unencodable_altered(
+        &mut self,
+        i: usize,
+        id: &str,
+        payload: &Value,
+        p: usize,
+        at: String,
+        pool: &mut Pool<'_>,
+    ) {
+        pool.used[p] = true;
+        let want = &pool.artifacts[p];
+        // What stands there, cut at 100 characters: it may be anything.
+        let shown = |v: &Value| {
+            let text = v.pointer(&at).map_or_else(String::new, Value::to_string);
+            match text.char_indices().nth(100) {
+                Some((cut, _)) => format!("{}…", &text[..cut]),
+                None => text,
+            }
+        };
+        let msg = format!(
+            "tool_artifacts[{i}] (call {id}, type {}) is {} of call {id} with {} at {}, a number no IEEE double can hold, delivered as {}: RT-TOOL-6 drops an artifact whose payload does not encode, with a warning, and does not alter it (a payload passes through unchanged, RT-TOOL-3 ¶1)",
+            want.kind,
+            pool.kept_name(p),
+            shown(&want.payload),
+            if at.is_empty() { "its root" } else { &at },
+            shown(payload),
+        );
+        let place = pool.place(p, Place::entry(i, &format!("/payload{at}")), &self.call_of);
+        self.violation(Code::UnencodableAltered, place, msg);
+    }
+
+    /// An unmatched entry found in no call's artifacts: an artifact of its
+    /// call with its payload altered, if the call has an unused one of its
+    /// `type`, else an artifact no call produced.
+    fn altered_or_unproduced(
+        &self,
+        i: usize,
+        kind_: &Value,
+        payload: &Value,
+        id: &str,
+        entry: Place,
+        pool: &mut Pool<'_>,
+    ) -> (Code, Place, String) {
+        match pool.unused_of_kind(id, kind_) {
+            Some(p) => {
+                pool.used[p] = true;
+                let want = &pool.artifacts[p];
+                let at = first_difference(&want.payload, payload).unwrap_or_default();
+                // A string there cut between the halves of a surrogate
+                // pair ([`wire::parse_reply`]) is said so.
+                let cut = payload
+                    .pointer(&at)
+                    .and_then(Value::as_str)
+                    .and_then(|s| wire::lone_surrogates(s).first().map(|&(_, u)| u))
+                    .map_or_else(String::new, |u| {
+                        format!(" (the string there holds a lone surrogate \\u{u:04x}: it is not a Unicode string)")
+                    });
+                let shown_at = if at.is_empty() { "its root" } else { &at };
+                let msg = format!(
+                    "tool_artifacts[{i}] (call {id}, type {}) has a payload that differs from the artifact's at {shown_at}{cut}: payloads pass through unchanged",
+                    want.kind
+                );
+                let place = pool.place(p, Place::entry(i, &format!("/payload{at}")), &self.call_of);
+                (Code::PayloadAltered, place, msg)
+            }
+            None => {
+                let msg =
+                    format!("tool_artifacts[{i}] ({kind_} {payload}) was produced by no call");
+                (Code::UnproducedArtifact, entry, msg)
+            }
+        }
     }
 
     /// Finds where an artifact's `type` and `payload` came from: an entry

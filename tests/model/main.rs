@@ -1,6 +1,7 @@
 //! The model, the judge and the wire contract, in process: the binary
 //! `.ci/mutants` holds every mutant of `src/model.rs`, `src/judge.rs`,
-//! `src/wire.rs` and `src/wire/` to (`cargo test --test model`).
+//! `src/judge/`, `src/wire.rs` and `src/wire/` to (`cargo test --test
+//! model`).
 
 #[path = "../support/mod.rs"]
 mod support;

@@ -1,0 +1,121 @@
+//! How a command writes its output: finished output to stdout in one go,
+//! a file whole or not at all, and a value for a reader on one line with
+//! its longest strings cut.
+
+use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::fail::Fail;
+
+/// Whether anything was written on stdout.
+static PRINTED: AtomicBool = AtomicBool::new(false);
+
+/// Whether [`print`] has written anything on stdout yet.
+pub(crate) fn anything_printed() -> bool {
+    PRINTED.load(Ordering::Relaxed)
+}
+
+/// Writes finished output to stdout in one go, and flushes it.
+pub(crate) fn print(bytes: &[u8]) -> Result<(), Fail> {
+    PRINTED.store(true, Ordering::Relaxed);
+    let mut out = io::stdout().lock();
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .map_err(|e| Fail::write(format!("cannot write stdout: {e}")))
+}
+
+/// Prints one value as one line of JSON, all at once: nothing partial.
+pub(crate) fn write_json_line<T: serde::Serialize>(value: &T) -> Result<(), Fail> {
+    let mut line =
+        serde_json::to_vec(value).map_err(|e| Fail::from(format!("cannot encode output: {e}")))?;
+    line.push(b'\n');
+    print(&line)
+}
+
+/// The longest string a report for a reader shows whole: the ids, texts
+/// and types of a case (RT-TOOL-6's floor for a type is 256 bytes) stay
+/// whole, and a payload over its 512,000-byte floor does not flood a
+/// terminal or a CI log three times a divergence.
+const SHOWN_WHOLE: usize = 512;
+
+/// What a reader is told under a value [`shown`] cut.
+pub(crate) const CUT_NOTE: &str =
+    "(a string over 512 bytes is shown cut, then its length; the saved vectors and --json hold it whole)";
+
+/// `v` as one line of compact JSON for a reader, and whether a string was
+/// cut: each string, key or value, longer than [`SHOWN_WHOLE`] bytes is
+/// shown as its first 64 characters, then, outside its quotes, its length:
+/// `"xxxx…x"…[516432 bytes]`. A line with a string cut does not parse, so
+/// it cannot be copied for the value by mistake.
+pub(crate) fn shown(v: &serde_json::Value) -> (String, bool) {
+    fn string(s: &str, out: &mut String, cut: &mut bool) {
+        let head = match s.char_indices().nth(64) {
+            Some((at, _)) if s.len() > SHOWN_WHOLE => &s[..at],
+            _ => s,
+        };
+        out.push_str(&serde_json::Value::from(head).to_string());
+        if head.len() < s.len() {
+            out.push_str(&format!("…[{} bytes]", s.len()));
+            *cut = true;
+        }
+    }
+    fn value(v: &serde_json::Value, out: &mut String, cut: &mut bool) {
+        match v {
+            serde_json::Value::String(s) => string(s, out, cut),
+            serde_json::Value::Array(items) => {
+                out.push('[');
+                for (i, x) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    value(x, out, cut);
+                }
+                out.push(']');
+            }
+            serde_json::Value::Object(entries) => {
+                out.push('{');
+                for (i, (k, x)) in entries.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    string(k, out, cut);
+                    out.push(':');
+                    value(x, out, cut);
+                }
+                out.push('}');
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    let (mut out, mut cut) = (String::new(), false);
+    value(v, &mut out, &mut cut);
+    (out, cut)
+}
+
+/// Writes a whole file atomically, or fails with one line.
+pub(crate) fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<(), Fail> {
+    rt_tool_3::atomic::write(path, bytes)
+        .map_err(|e| Fail::write(format!("cannot write {}: {e}", path.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A string of 512 bytes is shown whole, one of 513 cut to its first 64
+    /// characters (whole characters, however many bytes each takes) and its
+    /// length; keys too; whatever is not cut is the value's compact JSON.
+    #[test]
+    fn shown_cuts_strings_over_512_bytes_at_64_characters() {
+        let whole = json!({"a": "x".repeat(512), "b": [1, null, "\"q\"\n"]});
+        assert_eq!(shown(&whole), (whole.to_string(), false));
+        let (line, cut) = shown(&json!(["x".repeat(513)]));
+        assert!(cut);
+        assert_eq!(line, format!("[\"{}\"…[513 bytes]]", "x".repeat(64)));
+        let wide = "é".repeat(300);
+        let (line, cut) = shown(&json!({ wide.clone(): 1 }));
+        assert!(cut);
+        assert_eq!(line, format!("{{\"{}\"…[600 bytes]:1}}", "é".repeat(64)));
+    }
+}

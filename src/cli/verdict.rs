@@ -1,0 +1,119 @@
+//! `verdict` and `check`: one case, its reference outcome, and an observed
+//! outcome judged against it.
+
+use std::io;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use rt_tool_3::judge::{self, Options, ProseMode};
+use rt_tool_3::model::Zone;
+use rt_tool_3::wire::Case;
+
+use super::fail::Fail;
+use super::input::read_input;
+use super::output::{print, write_json_line};
+
+/// `verdict`: the reference outcome of a case, on stdout; on stderr, why
+/// only its safety half is normative when it is in the lenient zone.
+pub(crate) fn verdict(file: Option<PathBuf>) -> Result<ExitCode, Fail> {
+    let (name, bytes) = read_input(file)?;
+    // The outcome is computed whole before the first byte is written.
+    let out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    match rt_tool_3::verdict(&bytes, out) {
+        Ok(Zone::Strict) => Ok(ExitCode::SUCCESS),
+        Ok(Zone::Lenient(reasons)) => {
+            let more = match reasons.len() {
+                0..=3 => String::new(),
+                n => format!("; and {} more", n - 3),
+            };
+            eprintln!(
+                "rt-tool-3: note: lenient zone, only the safety half is normative: {}{more}",
+                reasons[..reasons.len().min(3)].join("; ")
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(rt_tool_3::VerdictError::Invalid(e)) => {
+            Err(Fail::from(format!("invalid case in {name}: {e}")))
+        }
+        Err(rt_tool_3::VerdictError::Write(e)) => {
+            Err(Fail::write(format!("cannot write stdout: {e}")))
+        }
+    }
+}
+
+/// `check`: an observed outcome judged against the model, as text or
+/// JSON; exit 1 if it violates the rule.
+pub(crate) fn check(
+    case: PathBuf,
+    outcome: PathBuf,
+    options: Options,
+    json: bool,
+) -> Result<ExitCode, Fail> {
+    if case.as_os_str() == "-" && outcome.as_os_str() == "-" {
+        return Err(Fail::from(
+            "only one of CASE and OUTCOME can be stdin".to_owned(),
+        ));
+    }
+    let (case_name, bytes) = read_input(Some(case))?;
+    let case = Case::from_json(&bytes)
+        .map_err(|e| Fail::from(format!("invalid case in {case_name}: {e}")))?;
+    // Each input's bytes are let go once parsed: only the parsed values
+    // are held while the outcome is judged.
+    drop(bytes);
+    let (name, bytes) = read_input(Some(outcome))?;
+    // An outcome holding a lone surrogate escape is judged, not refused.
+    let observed: serde_json::Value = rt_tool_3::wire::parse_reply(&bytes)
+        .map_err(|e| Fail::from(format!("invalid outcome in {name}: {e}")))?;
+    drop(bytes);
+    let judgement = judge::judge(&case, &observed, options)
+        .map_err(|e| Fail::from(format!("invalid outcome in {name}: {e}")))?;
+    if json {
+        #[derive(serde::Serialize)]
+        struct Report<'a> {
+            #[serde(flatten)]
+            provenance: rt_tool_3::Provenance,
+            reading: ProseMode,
+            strict_order: bool,
+            conforms: bool,
+            #[serde(flatten)]
+            judgement: &'a judge::Judgement,
+        }
+        write_json_line(&Report {
+            provenance: rt_tool_3::provenance(),
+            reading: options.prose,
+            strict_order: options.strict_order,
+            conforms: judgement.conforms(),
+            judgement: &judgement,
+        })?;
+    } else {
+        let zone = match &judgement.zone {
+            Zone::Strict => "strict zone, judged in full".to_string(),
+            Zone::Lenient(why) => format!("lenient zone, safety half only: {}", why.join("; ")),
+        };
+        let mut text = String::new();
+        for v in &judgement.violations {
+            text.push_str(&format!("{v}\n"));
+        }
+        for w in &judgement.warnings {
+            text.push_str(&format!("warning: {w}\n"));
+        }
+        let p = rt_tool_3::provenance();
+        let by = format!(
+            "FlowDrop {}, rule_hash {}, {}, reading ¶3 as {}",
+            p.spec_version,
+            p.rule_hash,
+            p.oracle,
+            options.prose.name()
+        );
+        text.push_str(&match judgement.violations.len() {
+            0 => format!("conforms to {} ({zone}) — {by}\n", p.rule),
+            n => format!("violates {}: {n} violation(s) ({zone}) — {by}\n", p.rule),
+        });
+        print(text.as_bytes())?;
+    }
+    Ok(if judgement.conforms() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

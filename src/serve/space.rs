@@ -8,7 +8,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::{entry, Fault};
+use super::outcome::entry;
+use super::Fault;
 use crate::model;
 use crate::wire::Case;
 
@@ -80,27 +81,7 @@ pub(super) fn stateful(fault: Fault) -> bool {
 /// Breaks `value`, the reference outcome of `case` as JSON, by `fault`.
 pub(super) fn broken(case: &Case, fault: Fault, value: &mut Value, memory: &mut Memory) {
     match fault {
-        Fault::MetaProse | Fault::FrameworkTextProse => {
-            for (m, call) in messages(value).zip(&case.calls) {
-                let more = match fault {
-                    Fault::MetaProse => META_KEYS
-                        .iter()
-                        .find_map(|k| call.result.get(k).filter(|v| v.is_object()))
-                        .map(model::sorted_compact_json)
-                        .into_iter()
-                        .collect::<Vec<_>>(),
-                    _ => TEXT_KEYS
-                        .iter()
-                        .filter_map(|k| call.result.get(k).and_then(Value::as_str))
-                        .map(str::to_owned)
-                        .collect(),
-                };
-                if !more.is_empty() {
-                    let content = m["content"].as_str().unwrap_or_default();
-                    m["content"] = format!("{content} {}", more.join(" ")).into();
-                }
-            }
-        }
+        Fault::MetaProse | Fault::FrameworkTextProse => other_text_in_prose(case, fault, value),
         Fault::CapPayload64k => artifacts(value)
             .retain(|a| serde_json::to_string(&a["payload"]).map_or(0, |s| s.len()) <= CAP),
         Fault::SixDecimals => artifacts(value)
@@ -109,25 +90,7 @@ pub(super) fn broken(case: &Case, fault: Fault, value: &mut Value, memory: &mut 
         Fault::CapStrings => artifacts(value)
             .iter_mut()
             .for_each(|a| each_leaf(&mut a["payload"], &mut cap_string)),
-        Fault::AttachmentsKey => {
-            let mut more = Vec::new();
-            for call in &case.calls {
-                if call.result.get("success") != Some(&Value::Bool(true)) {
-                    continue;
-                }
-                for key in ATTACHMENT_KEYS {
-                    let Some(Value::Array(list)) = call.result.get(key) else {
-                        continue;
-                    };
-                    more.extend(
-                        list.iter()
-                            .filter_map(model::well_formed)
-                            .map(|(k, p)| entry(&k.into(), p, &call.tool_call_id)),
-                    );
-                }
-            }
-            artifacts(value).extend(more);
-        }
+        Fault::AttachmentsKey => attachments_delivered(case, value),
         Fault::ResultExposure if case.exposed.is_none() => {
             let said = case.calls.iter().find_map(|call| {
                 EXPOSURE_KEYS
@@ -138,23 +101,7 @@ pub(super) fn broken(case: &Case, fault: Fault, value: &mut Value, memory: &mut 
                 value["exposed"] = shown.into();
             }
         }
-        Fault::ErrorFlagDrops => {
-            let failed: HashSet<&str> = case
-                .calls
-                .iter()
-                .filter(|c| {
-                    ERROR_FLAG_KEYS
-                        .iter()
-                        .any(|k| c.result.get(k) == Some(&Value::Bool(true)))
-                })
-                .map(|c| c.tool_call_id.as_str())
-                .collect();
-            artifacts(value).retain(|a| {
-                !a["tool_call_id"]
-                    .as_str()
-                    .is_some_and(|id| failed.contains(id))
-            });
-        }
+        Fault::ErrorFlagDrops => error_flag_drops(case, value),
         Fault::ProseCacheById => {
             for m in messages(value) {
                 let id = m["tool_call_id"].as_str().unwrap_or_default().to_owned();
@@ -175,25 +122,97 @@ pub(super) fn broken(case: &Case, fault: Fault, value: &mut Value, memory: &mut 
             artifacts(value).retain(|_| keys.next().is_some_and(|k| !seen.contains(k)));
             memory.delivered.extend(now);
         }
-        Fault::MemoByResult => {
-            // The first call of the run with each result, by its JSON.
-            let mut first: HashMap<String, &str> = HashMap::new();
-            let mut same: HashMap<&str, &str> = HashMap::new();
-            for call in &case.calls {
-                let text = model::sorted_compact_json(&call.result);
-                let earlier = *first.entry(text).or_insert(&call.tool_call_id);
-                if earlier != call.tool_call_id {
-                    same.insert(&call.tool_call_id, earlier);
-                }
-            }
-            for a in artifacts(value).iter_mut() {
-                let id = a["tool_call_id"].as_str().unwrap_or_default();
-                if let Some(earlier) = same.get(id) {
-                    a["tool_call_id"] = (*earlier).into();
-                }
-            }
-        }
+        Fault::MemoByResult => memo_by_result(case, value),
         _ => {}
+    }
+}
+
+/// [`Fault::MetaProse`] and [`Fault::FrameworkTextProse`]: after each
+/// call's prose, its result's metadata object as JSON, or its text under
+/// other frameworks' keys.
+fn other_text_in_prose(case: &Case, fault: Fault, value: &mut Value) {
+    for (m, call) in messages(value).zip(&case.calls) {
+        let more = match fault {
+            Fault::MetaProse => META_KEYS
+                .iter()
+                .find_map(|k| call.result.get(k).filter(|v| v.is_object()))
+                .map(model::sorted_compact_json)
+                .into_iter()
+                .collect::<Vec<_>>(),
+            _ => TEXT_KEYS
+                .iter()
+                .filter_map(|k| call.result.get(k).and_then(Value::as_str))
+                .map(str::to_owned)
+                .collect(),
+        };
+        if !more.is_empty() {
+            let content = m["content"].as_str().unwrap_or_default();
+            m["content"] = format!("{content} {}", more.join(" ")).into();
+        }
+    }
+}
+
+/// [`Fault::AttachmentsKey`]: the well-formed entries of a successful
+/// result's lists under other frameworks' keys for attachments, delivered
+/// too.
+fn attachments_delivered(case: &Case, value: &mut Value) {
+    let mut more = Vec::new();
+    for call in &case.calls {
+        if call.result.get("success") != Some(&Value::Bool(true)) {
+            continue;
+        }
+        for key in ATTACHMENT_KEYS {
+            let Some(Value::Array(list)) = call.result.get(key) else {
+                continue;
+            };
+            more.extend(
+                list.iter()
+                    .filter_map(model::well_formed)
+                    .map(|(k, p)| entry(&k.into(), p, &call.tool_call_id)),
+            );
+        }
+    }
+    artifacts(value).extend(more);
+}
+
+/// [`Fault::ErrorFlagDrops`]: the artifacts of a call whose result says it
+/// is an error the way other protocols say it, dropped.
+fn error_flag_drops(case: &Case, value: &mut Value) {
+    let failed: HashSet<&str> = case
+        .calls
+        .iter()
+        .filter(|c| {
+            ERROR_FLAG_KEYS
+                .iter()
+                .any(|k| c.result.get(k) == Some(&Value::Bool(true)))
+        })
+        .map(|c| c.tool_call_id.as_str())
+        .collect();
+    artifacts(value).retain(|a| {
+        !a["tool_call_id"]
+            .as_str()
+            .is_some_and(|id| failed.contains(id))
+    });
+}
+
+/// [`Fault::MemoByResult`]: a call whose result equals an earlier call's
+/// of the run gives its artifacts that call's id.
+fn memo_by_result(case: &Case, value: &mut Value) {
+    // The first call of the run with each result, by its JSON.
+    let mut first: HashMap<String, &str> = HashMap::new();
+    let mut same: HashMap<&str, &str> = HashMap::new();
+    for call in &case.calls {
+        let text = model::sorted_compact_json(&call.result);
+        let earlier = *first.entry(text).or_insert(&call.tool_call_id);
+        if earlier != call.tool_call_id {
+            same.insert(&call.tool_call_id, earlier);
+        }
+    }
+    for a in artifacts(value).iter_mut() {
+        let id = a["tool_call_id"].as_str().unwrap_or_default();
+        if let Some(earlier) = same.get(id) {
+            a["tool_call_id"] = (*earlier).into();
+        }
     }
 }
 

@@ -137,9 +137,9 @@ codes! {
         "with its artifacts, decoys, other keys and error swapped for canaries, the prose of call … contains the canary …: prose comes from data alone";
     ProseChanged = "prose-changed", ProseFromData, Violation,
         "a call's prose changed when all but its `data` changed (`diff`)",
-        "the prose of call … changed from … to … when only its call id, artifacts, result-level keys and error changed, not its data (prose kept by call id, or drawn from more than data)";
+        "the prose of call … changed from … to … when only its call id, place, neighbours, artifacts, result-level keys and error changed, not its data (prose kept by call id, numbered by place, or drawn from more than data)";
     ProseOfAnotherCall = "prose-of-another-call", ProseFromData, Violation,
-        "a call's prose holds the marker put in another call's `data` (`diff`)",
+        "a call's prose holds the marker put in another call's `data`, or the `data` of the call the canary sibling adds (`diff`)",
         "the prose of call … carries the marker of call …'s data: each call's prose comes from its own result's data";
     DeliveryDependsOnExposure = "delivery-depends-on-exposure", DeliveryRegardless, Violation,
         "the port carries other artifacts with the port exposed than hidden (`diff`)",

@@ -136,7 +136,7 @@ const SIBLINGS: [(&str, &str); 5] = [
     ),
     (
         "canary",
-        "the marked sibling with fresh call ids, and its artifacts, other keys and error swapped for canaries",
+        "the marked sibling with fresh call ids, its calls in other places beside one call more, and its artifacts, other keys and error swapped for canaries",
     ),
     ("exposure-alone", "the case with its exposure flipped and nothing else"),
     ("repeat", "the case sent again, as it is"),
@@ -1378,6 +1378,7 @@ impl Sent {
                 judge::judge_against(marked, zone.clone(), &reference, &runs[1], options)
             })
             .map_err(not_an_outcome)?;
+        let canary = self.canary_port(&runs[2], [&first, &second], options)?;
         let judgements = [first, second];
         // The marked sibling mostly warns of what the case does: each once.
         let mut seen = std::collections::HashSet::new();
@@ -1422,11 +1423,13 @@ impl Sent {
         if let Some((run, violation)) = differs {
             per_run[run].push(violation);
         }
+        per_run[2].extend(canary);
         // The marked sibling's calls are the case's, by id.
         let calls = &self.case.calls;
         let prose = [
             judge::contents(&runs[1], calls),
-            judge::contents(&runs[2], &self.canary.case.calls),
+            self.canary
+                .in_case_order(&judge::contents(&runs[2], &self.canary.case.calls)),
         ];
         for (run, contents) in [1, 2].into_iter().zip(&prose) {
             per_run[run].extend(self.marked.foreign_markers(calls, contents));
@@ -1451,6 +1454,47 @@ impl Sent {
             warnings,
             over_floors,
         })
+    }
+
+    /// ¶1 on what the canary sibling's port carries, where the first two
+    /// runs did not show it: the findings about the port of `run`, judged
+    /// against the canary sibling's reference outcome, of a code neither
+    /// judgement of the first two runs has. Its entries carry a spoofed id
+    /// that is another call's and a near-miss key, its calls stand in
+    /// other places, and its ids are new: an entry built from the tool's
+    /// keys, or paired with a call by place, shows here. What is missing
+    /// from it is not judged: its port is hidden, and whether a hidden port
+    /// delivers is ¶4's question, which the siblings that change the
+    /// exposure alone answer ([`Sent::exposure_alone`]).
+    fn canary_port(
+        &self,
+        run: &Value,
+        before: [&judge::Judgement; 2],
+        options: Options,
+    ) -> Result<Vec<Violation>, Fault> {
+        let case = &self.canary.case;
+        let judgement =
+            judge::judge_against(case, model::zone(case), &model::outcome(case), run, options)
+                .map_err(|e| Fault::Garbage(format!("the outcome is not an object: {e}")))?;
+        let seen: std::collections::HashSet<judge::Code> = before
+            .iter()
+            .flat_map(|j| &j.violations)
+            .map(|v| v.code)
+            .collect();
+        Ok(judgement
+            .port
+            .clone()
+            .filter_map(|i| {
+                let v = &judgement.violations[i];
+                let missing = matches!(
+                    v.code,
+                    judge::Code::MissingArtifact
+                        | judge::Code::MissingArtifactWhileHidden
+                        | judge::Code::DroppedWithinBounds
+                );
+                (!missing && !seen.contains(&v.code)).then(|| v.clone())
+            })
+            .collect())
     }
 
     /// ¶4 on the siblings that change the exposure and nothing else, sent
@@ -1653,9 +1697,10 @@ fn delivery_differs(
 }
 
 /// ¶3 by siblings: the canary sibling's prose against the marked
-/// sibling's, call by call. The two differ in nothing the prose may draw
-/// on: the canary sibling's artifacts, decoys, other keys, `error` and call
-/// ids are new, its `data` the same.
+/// sibling's, call by call (`after` in the case's order,
+/// [`Canaried::in_case_order`]). The two differ in nothing the prose may
+/// draw on: the canary sibling's artifacts, decoys, other keys, `error`,
+/// call ids, order and number of calls are new, its `data` the same.
 fn prose_siblings(
     zone: &Zone,
     calls: &[Call],
@@ -1675,7 +1720,20 @@ fn prose_siblings(
             false => None,
         };
         let before = before.get(i).copied().flatten();
-        if let Some(seen) = seen {
+        if text.contains(canary.added.as_str()) {
+            let added = canary.added_id();
+            found.push(Violation::new(
+                judge::Code::ProseOfAnotherCall,
+                judge::Place {
+                    from: Some(format!("the data of call {added}")),
+                    ..judge::Place::call(i)
+                },
+                format!(
+                    "the prose of call {} carries the marker of call {added}'s data: each call's prose comes from its own result's data",
+                    call.tool_call_id
+                ),
+            ));
+        } else if let Some(seen) = seen {
             found.push(Violation::new(
                 judge::Code::ProseCanary,
                 judge::Place::call(i),
@@ -1692,7 +1750,7 @@ fn prose_siblings(
                 judge::Code::ProseChanged,
                 judge::Place::call(i),
                 format!(
-                    "the prose of call {} changed from {:?} to {:?} when only its call id, artifacts, result-level keys and error changed, not its data (prose kept by call id, or drawn from more than data)",
+                    "the prose of call {} changed from {:?} to {:?} when only its call id, place, neighbours, artifacts, result-level keys and error changed, not its data (prose kept by call id, numbered by place, or drawn from more than data)",
                     call.tool_call_id,
                     before.unwrap_or_default(),
                     text
@@ -2001,9 +2059,29 @@ const FRESH_ID: &str = "call_FRESH";
 struct Canaried {
     case: Case,
     canaries: Vec<String>,
+    /// For each of the canary sibling's calls, the index of the case's call
+    /// it stands for; `None` for the call it adds ([`canary_order`]).
+    order: Vec<Option<usize>>,
+    /// The `data` of the call the canary sibling adds: a token no string of
+    /// the case holds, which no other call's prose may carry.
+    added: String,
     /// Each call's id in the case it was made from, by index: the canary
     /// sibling's calls have fresh ids.
     ids: Vec<String>,
+}
+
+/// Where the canary sibling puts the case's calls: the second to the last,
+/// then a call of its own, then the first (`[c1, c2, added, c0]` for
+/// `[c0, c1, c2]`; `[added, c0]` for one call). So every call has another
+/// place, another number of calls beside it and, with two or more, other
+/// neighbours: a prose numbered by place ("result 2 of 3") or counting the
+/// calls changes, which ¶3 ("built from a result's `data` alone") forbids.
+fn canary_order(n: usize) -> Vec<Option<usize>> {
+    (1..n)
+        .map(Some)
+        .chain([None])
+        .chain((n > 0).then_some(Some(0)))
+        .collect()
 }
 
 impl Canaried {
@@ -2011,13 +2089,34 @@ impl Canaried {
     /// id written back as the id it stands for, so a prose that names its
     /// own call reads as it would in the case.
     fn with_old_ids(&self, prose: &str) -> String {
-        self.case
-            .calls
+        self.order
             .iter()
-            .zip(&self.ids)
+            .zip(&self.case.calls)
+            .filter_map(|(i, call)| Some((call, &self.ids[(*i)?])))
             .fold(prose.to_owned(), |p, (call, old)| {
                 p.replace(&call.tool_call_id, old)
             })
+    }
+
+    /// The fresh id of the call the canary sibling adds.
+    fn added_id(&self) -> &str {
+        self.order
+            .iter()
+            .zip(&self.case.calls)
+            .find(|(i, _)| i.is_none())
+            .map_or("", |(_, call)| call.tool_call_id.as_str())
+    }
+
+    /// The prose of each of the case's calls in the canary sibling's run,
+    /// in the case's order (`contents` is in the sibling's).
+    fn in_case_order<'o>(&self, contents: &[Option<&'o str>]) -> Vec<Option<&'o str>> {
+        let mut found = vec![None; self.ids.len()];
+        for (i, content) in self.order.iter().zip(contents) {
+            if let Some(i) = i {
+                found[*i] = *content;
+            }
+        }
+        found
     }
 }
 
@@ -2029,6 +2128,7 @@ impl Canaried {
 /// did not.
 fn canary_sibling(case: &Case, prose: ProseMode) -> Canaried {
     let mut tokens = Tokens::new(case, CANARY, 0).afresh();
+    let added = tokens.fresh(CANARY);
     let mut canaries = Vec::new();
     let mut fresh = || {
         let t = tokens.fresh(CANARY);
@@ -2040,23 +2140,25 @@ fn canary_sibling(case: &Case, prose: ProseMode) -> Canaried {
     // (across the runs of one invocation, or from an earlier case that
     // used the same ids) shows the prose of another run here.
     let mut fresh_ids = Tokens::new(case, FRESH_ID, 2).afresh();
-    let ids: Vec<String> = case
-        .calls
-        .iter()
-        .map(|_| fresh_ids.fresh(FRESH_ID))
-        .collect();
-    let calls = case
-        .calls
+    let order = canary_order(case.calls.len());
+    let ids: Vec<String> = order.iter().map(|_| fresh_ids.fresh(FRESH_ID)).collect();
+    let calls = order
         .iter()
         .enumerate()
-        .map(|(i, call)| {
+        .map(|(j, i)| {
+            let Some(call) = i.map(|i| &case.calls[i]) else {
+                return Call {
+                    tool_call_id: ids[j].clone(),
+                    result: json!({"success": true, "data": added}),
+                };
+            };
             let Value::Object(original) = &call.result else {
                 return Call {
-                    tool_call_id: ids[i].clone(),
+                    tool_call_id: ids[j].clone(),
                     result: call.result.clone(),
                 };
             };
-            let spoof = &ids[(i + 1) % ids.len()];
+            let spoof = &ids[(j + 1) % ids.len()];
             let count = |v: Option<&Value>| v.and_then(Value::as_array).map_or(0, Vec::len);
             // Every key but `success`, `data`, `artifacts` and `error` (made
             // anew below), whatever its name, with each string in it, at
@@ -2110,7 +2212,7 @@ fn canary_sibling(case: &Case, prose: ProseMode) -> Canaried {
                 result.insert("error".into(), Value::String(fresh()));
             }
             Call {
-                tool_call_id: ids[i].clone(),
+                tool_call_id: ids[j].clone(),
                 result: Value::Object(result),
             }
         })
@@ -2121,6 +2223,8 @@ fn canary_sibling(case: &Case, prose: ProseMode) -> Canaried {
             calls,
         },
         canaries,
+        order,
+        added,
         ids: case.calls.iter().map(|c| c.tool_call_id.clone()).collect(),
     }
 }
@@ -2409,6 +2513,8 @@ mod tests {
             canaries: ["CANARY0000000000000001", "CANARY00000000000000ff"]
                 .map(str::to_owned)
                 .to_vec(),
+            order: vec![Some(0), Some(1)],
+            added: "CANARY00000000000000aa".into(),
             ids: vec!["c1".into(), "c2".into()],
         };
         let found = |after: [Option<&str>; 2]| {
@@ -2671,5 +2777,93 @@ mod tests {
                 "{token} is in the case: {held}"
             );
         }
+    }
+
+    /// The canary sibling keeps each call's `data` but puts the call in
+    /// another place, beside one call more whose `data` is a token no
+    /// string of the case holds; with two calls or more, the first goes
+    /// last, so neighbours change too. A prose numbered by place or
+    /// counting the calls therefore changes, and is found.
+    #[test]
+    fn the_canary_sibling_moves_every_call_and_adds_one() {
+        let mut moved = 0;
+        for case in gen::cases(13).take(300) {
+            let sent = Sent::new(case.clone(), ProseMode::DataOnly);
+            let canary = &sent.canary;
+            let n = case.calls.len();
+            assert_eq!(canary.case.calls.len(), n + 1);
+            let data = |call: &Call| call.result.get("data").cloned();
+            let mut held = String::new();
+            for call in &case.calls {
+                judge::strings(&call.result, &mut |s| held.push_str(s));
+            }
+            assert!(!held.contains(canary.added.as_str()));
+            for (j, (stands_for, call)) in canary.order.iter().zip(&canary.case.calls).enumerate() {
+                match stands_for {
+                    None => {
+                        assert_eq!(data(call), Some(json!(canary.added)));
+                        assert_eq!(canary.added_id(), call.tool_call_id);
+                    }
+                    Some(i) => {
+                        assert_ne!(*i, j, "call {i} kept its place");
+                        let marked = sent.marked.markers().nth(*i).flatten();
+                        let want = data(&case.calls[*i]).map(|d| match (d, marked) {
+                            (Value::String(s), Some(m)) => json!(format!("{s} {m}")),
+                            (d, _) => d,
+                        });
+                        if matches!(want, Some(Value::String(_)) | None) {
+                            assert_eq!(data(call), want, "call {i}");
+                        }
+                        moved += 1;
+                    }
+                }
+            }
+            let contents: Vec<Option<&str>> = canary
+                .case
+                .calls
+                .iter()
+                .map(|c| Some(c.tool_call_id.as_str()))
+                .collect();
+            let back = canary.in_case_order(&contents);
+            for (i, id) in back.iter().enumerate() {
+                let j = canary.order.iter().position(|o| *o == Some(i)).unwrap();
+                assert_eq!(*id, Some(canary.case.calls[j].tool_call_id.as_str()));
+            }
+        }
+        assert!(moved > 300, "{moved} calls moved");
+    }
+
+    /// The `data` of the call the canary sibling adds, in the prose of a
+    /// call of the case, is another call's data in its prose.
+    #[test]
+    fn the_added_calls_data_in_a_prose_is_another_calls() {
+        let case: Case = serde_json::from_value(json!({"calls": [
+            {"tool_call_id": "c1", "result": {"success": true, "data": "d"}}]}))
+        .unwrap();
+        let canary = canary_sibling(&case, ProseMode::DataOnly);
+        let added = canary.added.clone();
+        let merged = format!("d\n{added}");
+        let found = prose_siblings(
+            &Zone::Strict,
+            &case.calls,
+            &[Some("d")],
+            &[Some(&merged)],
+            &canary,
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].code, judge::Code::ProseOfAnotherCall);
+        assert!(
+            found[0].message.contains(canary.added_id()),
+            "{}",
+            found[0].message
+        );
+        assert!(prose_siblings(
+            &Zone::Strict,
+            &case.calls,
+            &[Some("d")],
+            &[Some("d")],
+            &canary
+        )
+        .is_empty());
     }
 }

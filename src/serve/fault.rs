@@ -231,6 +231,19 @@ pub enum Fault {
     /// call's artifacts, id and all (tool output memoized by its content;
     /// breaks `RT-TOOL-3 ¶1`).
     MemoByResult,
+    /// Numbers each call's prose by its place among the invocation's calls
+    /// (`[2] …`), as a runtime that labels parallel results by index does
+    /// (breaks `RT-TOOL-3 ¶3`: a call's place is not its result's `data`).
+    PositionInProse,
+    /// Cuts each call's prose to an even share of a 2,000-character budget
+    /// (2,000 over the number of calls), as a runtime that splits its
+    /// context window between parallel results does (breaks `RT-TOOL-3
+    /// ¶3`: how many calls the turn made is not the result's `data`; the
+    /// pattern of openshift/lightspeed-service#2870, `per_tool_budget =
+    /// tools_token_budget // len(tool_calls)`, and shogo-labs/shogo-ai#839,
+    /// `maxBudget / eligibleIndices.length`; a fixed cap per call is a
+    /// function of the data alone, and passes).
+    SharedBudget,
     /// Exits after a few requests.
     Crash,
     /// Stops answering after a few requests.
@@ -276,7 +289,9 @@ impl Fault {
             LeakPayload | DecoyProse | CountInProse | SwapProse | ErrorInProse
             | FailedErrorProse | ReservedInProse | StringifyResult | ResultMinusArtifacts
             | ArtifactsWhenEmpty | MergedProse | ResourceLinkProse | MetaProse
-            | FrameworkTextProse | ProseCacheById => Some(Clause::ProseFromData),
+            | FrameworkTextProse | ProseCacheById | PositionInProse | SharedBudget => {
+                Some(Clause::ProseFromData)
+            }
             HiddenDrops | StripHidden | HiddenDropsMedia | DropWhenAuthorHides
             | DropWhenUndecided => Some(Clause::DeliveryRegardless),
             KeepMalformed | KeepFailed | TruthySuccess | KeepEmptyType | TypeofObject
@@ -314,9 +329,10 @@ impl Fault {
             | ErrorFlagDrops | DedupeAcrossRuns => &[Code::MissingArtifact],
             // Another `type` (or the payload under another spelling): no
             // call's artifact, and the call's own missing.
-            CaseInsensitiveKeys | LowercaseType => {
-                &[Code::MissingArtifact, Code::UnproducedArtifact]
-            }
+            // The canary sibling's entries carry a near-miss `Type`, which
+            // such a runtime reads for `type` and which shows first.
+            CaseInsensitiveKeys => &[Code::UnproducedArtifact],
+            LowercaseType => &[Code::MissingArtifact, Code::UnproducedArtifact],
             // A trimmed `type` may be that of another artifact of the call.
             TrimType => &[
                 Code::MissingArtifact,
@@ -333,7 +349,7 @@ impl Fault {
             LeakPayload | DecoyProse | ErrorInProse | FailedErrorProse | ReservedInProse
             | StringifyResult | ResultMinusArtifacts | ArtifactsWhenEmpty | ResourceLinkProse
             | MetaProse | FrameworkTextProse => &[Code::ProseCanary],
-            CountInProse | ProseCacheById => &[Code::ProseChanged],
+            CountInProse | ProseCacheById | PositionInProse | SharedBudget => &[Code::ProseChanged],
             SwapProse | MergedProse => &[Code::ProseOfAnotherCall],
             HiddenDrops | StripHidden | HiddenDropsMedia | DropWhenAuthorHides
             | DropWhenUndecided => &[Code::DeliveryDependsOnExposure],

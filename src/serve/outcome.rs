@@ -24,6 +24,8 @@ pub fn outcome(case: &Case, fault: Option<Fault>) -> Value {
         Some(Fault::LeakPayload) => leak_payload(case, &mut value),
         Some(Fault::DecoyProse) => decoy_prose(case, &mut value),
         Some(Fault::CountInProse) => count_in_prose(case, &mut value),
+        Some(Fault::PositionInProse) => position_in_prose(&mut value),
+        Some(Fault::SharedBudget) => shared_budget(&mut value),
         Some(Fault::StripHidden) if hidden => {
             if let Value::Object(o) = &mut value {
                 o.remove("tool_artifacts");
@@ -155,6 +157,37 @@ fn count_in_prose(case: &Case, value: &mut Value) {
         }
     }
 }
+
+/// [`Fault::PositionInProse`]: each prose after its place among the
+/// calls, counted from 1.
+fn position_in_prose(value: &mut Value) {
+    for (i, m) in value["messages"]
+        .as_array_mut()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let content = format!("[{}] {}", i + 1, m["content"].as_str().unwrap_or_default());
+        m["content"] = Value::String(content);
+    }
+}
+
+/// [`Fault::SharedBudget`]: each prose cut to its even share, in
+/// characters, of [`SHARED_BUDGET`].
+fn shared_budget(value: &mut Value) {
+    let messages = value["messages"].as_array_mut().into_iter().flatten();
+    let messages: Vec<&mut Value> = messages.collect();
+    let share = SHARED_BUDGET / messages.len().max(1);
+    for m in messages {
+        if let Some(content) = m["content"].as_str() {
+            let cut: String = content.chars().take(share).collect();
+            m["content"] = Value::String(cut);
+        }
+    }
+}
+
+/// The characters [`Fault::SharedBudget`] shares out between the calls.
+const SHARED_BUDGET: usize = 2_000;
 
 /// [`Fault::SwapProse`]: each call the prose of the next call's `data`.
 fn swap_prose(case: &Case, value: &mut Value) {

@@ -363,7 +363,7 @@ const STREAMS: &[(&str, &str)] = &[
         "450064d007e1a503b6d53894bd3e38d88abab7339ea5b57bcede41ffc51cc063",
     ),
     (
-        "0.6.0",
+        "0.7.0",
         "4478a78083831d88a00cd6c52e5c3c645f7ba0bf385cbc4c8c36a961d56bdf73",
     ),
 ];

@@ -1,0 +1,467 @@
+//! The pipeline of cases in flight: the run, which takes what the workers
+//! found in stream order, and one worker for each copy of the
+//! implementation, which generates, sends and judges cases.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
+
+use proptest::strategy::Strategy;
+use serde_json::Value;
+
+use super::examine::Examined;
+use super::report::{Config, Divergence, FaultReport, Report, Vector, Warning, WARNED_MAX};
+use super::sent::{Replies, Sent};
+use super::shrink::{shrink_job, signature};
+use crate::gen;
+use crate::harness::{Fault, Process};
+use crate::judge::Options;
+use crate::tally::Tally;
+use crate::wire::Case;
+
+/// Cases in flight at once per process: sent, their replies not yet read.
+/// While the process answers one case, the next ones wait in its stdin and
+/// `diff` judges the case before and generates the one after, so neither
+/// side waits on the other. The pipeline is refilled once half of it has
+/// been judged, so cases go out in batches of half a pipeline: one hand-off
+/// to the writer thread and one write for each, not one for every case.
+const PIPELINE: usize = 16;
+
+/// What a worker found at one stream position.
+pub(super) enum Examination {
+    /// Judged (or skipped): the vectors if it diverged, and what it bore on.
+    Judged { examined: Examined, tally: Tally },
+    /// The process faulted on it.
+    Fault(FaultReport),
+    /// The strategy rejected too many values: generation ends here.
+    Rejected,
+}
+
+/// Position `j` of the shard, examined by `copy`.
+pub(super) struct Found {
+    j: u64,
+    copy: usize,
+    examination: Examination,
+}
+
+/// A worker's message to the run.
+pub(super) enum Done {
+    /// Positions examined, handed over a half pipeline at a time (one
+    /// wake-up of the run for several cases), and at once when the worker
+    /// is about to wait, has faulted, or is asked to shrink.
+    Examined(Vec<Found>),
+    /// A divergence shrunk.
+    Shrunk {
+        minimal: Option<Vec<Vector>>,
+        fault: Option<FaultReport>,
+        requests: u64,
+    },
+}
+
+/// The run's request to a worker: shrink the divergence at `position`.
+pub(super) struct ShrinkJob {
+    pub(super) position: u64,
+    pub(super) target: BTreeSet<String>,
+}
+
+/// A case sent by a worker, with its siblings, and its replies once read.
+pub(super) struct InFlight {
+    j: u64,
+    position: u64,
+    pub(super) sent: Sent,
+    pub(super) replies: Option<Replies>,
+}
+
+/// What every worker shares: the settings, the next position to take, and
+/// whether to take more.
+struct Shared<'c> {
+    config: &'c Config,
+    options: Options,
+    /// Positions of the shard.
+    positions: u64,
+    next: AtomicU64,
+    stop: AtomicBool,
+    jobs: usize,
+}
+
+/// Runs the differential test on `processes`, copies of one implementation
+/// (`diff --jobs N` starts N). `saved` is called with the report once when
+/// a divergence is first seen (before shrinking starts) and once when it
+/// has shrunk; `progress` with the number of cases examined.
+///
+/// The campaign's stream is the fixed cases, then `config.cases` cases
+/// drawn from the strategy `make` builds, position `i` by
+/// [`gen::tree_at`]`(seed, i)`, so with [`gen::case`] they are the cases
+/// `rt-tool-3 cases --seed S` prints, in the same order. The run takes the
+/// positions of `config.shard`. Each copy has a worker thread that takes the
+/// next position, generates it, builds its siblings, sends them and judges
+/// the replies, so the oracle's work runs on as many threads as there are
+/// copies; what was found is then taken in stream order, whatever copy
+/// judged it: a divergence with clause ids not seen before is shrunk
+/// (proptest's value trees for a generated case: `simplify` while the
+/// smaller case still shows those clauses, `complicate` when it does not;
+/// [`crate::replay::smaller`] for a fixed one) by the copy that found it,
+/// and the report, the numbering and the tally are the same for any number
+/// of copies. A fault of any copy ends the run at the first case, in stream
+/// order, that met one.
+pub fn run<S, M>(
+    processes: &mut [Process],
+    make: M,
+    config: &Config,
+    saved: &mut dyn FnMut(&Report),
+    progress: &dyn Fn(u64),
+) -> Report
+where
+    S: Strategy<Value = Case>,
+    M: Fn() -> S + Sync,
+{
+    let campaign = config.campaign();
+    let implementation = processes
+        .first()
+        .map_or(Value::Null, |p| p.implementation.clone());
+    let mut report = Report::empty(
+        config.options,
+        implementation,
+        config.seed,
+        campaign.clone(),
+    );
+    let shared = Shared {
+        config,
+        options: Options {
+            siblings: true,
+            ..config.options
+        },
+        positions: config.shard.len(campaign.fixed + campaign.generated),
+        next: AtomicU64::new(0),
+        stop: AtomicBool::new(false),
+        jobs: processes.len(),
+    };
+    let (done, results) = channel();
+    std::thread::scope(|scope| {
+        let mut jobs = Vec::new();
+        for (copy, process) in processes.iter_mut().enumerate() {
+            let (tx, rx) = channel();
+            jobs.push(tx);
+            let (done, shared, make) = (done.clone(), &shared, &make);
+            scope.spawn(move || worker(copy, process, make(), shared, &done, &rx));
+        }
+        drop(done);
+        take_in_order(&mut report, &shared, &results, &jobs, saved, progress);
+        shared.stop.store(true, Ordering::Relaxed);
+        // Dropping the job channels tells idle workers the run is over.
+    });
+    report.requests = processes.iter().map(|p| p.requests).sum();
+    report.complete = true;
+    report
+}
+
+/// The run's side: takes what the workers found in stream order, keeps
+/// the tally, numbers the cases, and has each new divergence shrunk.
+fn take_in_order(
+    report: &mut Report,
+    shared: &Shared,
+    results: &Receiver<Done>,
+    jobs: &[Sender<ShrinkJob>],
+    saved: &mut dyn FnMut(&Report),
+    progress: &dyn Fn(u64),
+) {
+    let config = shared.config;
+    let mut pending: BTreeMap<u64, (usize, Examination)> = BTreeMap::new();
+    let receive = |pending: &mut BTreeMap<u64, (usize, Examination)>| match results.recv() {
+        Ok(Done::Examined(found)) => {
+            for Found {
+                j,
+                copy,
+                examination,
+            } in found
+            {
+                if matches!(examination, Examination::Fault(_)) {
+                    shared.stop.store(true, Ordering::Relaxed);
+                }
+                pending.insert(j, (copy, examination));
+            }
+            Ok(None)
+        }
+        Ok(Done::Shrunk {
+            minimal,
+            fault,
+            requests,
+        }) => Ok(Some((minimal, fault, requests))),
+        Err(_) => Err(()),
+    };
+    for j in 0..shared.positions {
+        let (copy, examination) = loop {
+            if let Some(found) = pending.remove(&j) {
+                break found;
+            }
+            if receive(&mut pending).is_err() {
+                return;
+            }
+        };
+        let position = config.shard.position(j);
+        let (examined, tally) = match examination {
+            Examination::Judged { examined, tally } => (examined, tally),
+            Examination::Fault(fault) => {
+                report.fault = Some(fault);
+                return;
+            }
+            Examination::Rejected => return,
+        };
+        report.cases += 1;
+        let fixed = usize::try_from(position)
+            .ok()
+            .and_then(|p| config.fixed.get(p));
+        let origin = match fixed {
+            Some(f) => {
+                report.replayed += 1;
+                if f.pinned {
+                    report.vectors.run += 1;
+                    if !examined.vectors.is_empty() {
+                        report.vectors.failed.push(f.origin.clone());
+                        report.vectors.failed_positions.push(position);
+                    }
+                    if examined.skipped {
+                        report.vectors.skipped.push(f.origin.clone());
+                        report.vectors.skipped_positions.push(position);
+                    }
+                }
+                f.origin.clone()
+            }
+            None => format!(
+                "generated case {}",
+                position - config.fixed.len() as u64 + 1
+            ),
+        };
+        report.skipped += u64::from(examined.skipped);
+        report.warnings += examined.warnings.len() as u64;
+        let room = WARNED_MAX.saturating_sub(report.warned.len());
+        report
+            .warned
+            .extend(examined.warnings.into_iter().take(room).map(|w| Warning {
+                origin: origin.clone(),
+                position,
+                code: w.code,
+                place: w.place,
+                message: w.message,
+            }));
+        if examined.skipped {
+            report.skipped_tally.add(&tally);
+        } else {
+            report.tally.add(&tally);
+        }
+        progress(report.cases);
+        let signature = signature(&examined.vectors);
+        let known: BTreeSet<String> = report
+            .divergences
+            .iter()
+            .flat_map(|d| d.signature.iter().cloned())
+            .collect();
+        if signature.is_empty() || signature.is_subset(&known) {
+            continue;
+        }
+        // Saved before shrinking starts, so a kill loses nothing.
+        report.divergences.push(Divergence {
+            signature: signature.clone(),
+            origin,
+            position,
+            shrink_requests: 0,
+            found: examined.vectors,
+            minimal: Vec::new(),
+        });
+        saved(report);
+        let job = ShrinkJob {
+            position,
+            target: signature,
+        };
+        if jobs[copy].send(job).is_err() {
+            continue;
+        }
+        let (minimal, fault, requests) = loop {
+            match receive(&mut pending) {
+                Ok(Some(shrunk)) => break shrunk,
+                Ok(None) => {}
+                Err(()) => return,
+            }
+        };
+        if let Some(last) = report.divergences.last_mut() {
+            last.minimal = minimal.unwrap_or_else(|| last.found.clone());
+            last.shrink_requests = requests;
+        }
+        saved(report);
+        if fault.is_some() {
+            shared.stop.store(true, Ordering::Relaxed);
+            report.fault = fault;
+            return;
+        }
+    }
+}
+
+/// One copy's worker: takes the next position of the shard, generates it,
+/// sends it with its siblings, judges the replies, and shrinks what the run
+/// asks it to. It ends when the run drops its job channel.
+fn worker<S: Strategy<Value = Case>>(
+    copy: usize,
+    process: &mut Process,
+    strategy: S,
+    shared: &Shared,
+    done: &Sender<Done>,
+    jobs: &Receiver<ShrinkJob>,
+) {
+    let config = shared.config;
+    let options = shared.options;
+    let fixed = config.fixed.len() as u64;
+    let named = |fault: Fault| fault.of_copy(copy, shared.jobs);
+    let mut in_flight: VecDeque<InFlight> = VecDeque::with_capacity(PIPELINE);
+    let mut broken = false;
+    let mut waiting = None;
+    // What was examined and not yet handed to the run; `false` once the
+    // run has gone.
+    let mut outbox: Vec<Found> = Vec::new();
+    let hand_over = |outbox: &mut Vec<Found>| {
+        outbox.is_empty() || done.send(Done::Examined(std::mem::take(outbox))).is_ok()
+    };
+    loop {
+        let job = match waiting.take().ok_or(()).or_else(|()| jobs.try_recv()) {
+            Ok(job) => Some(job),
+            Err(TryRecvError::Empty) => None,
+            Err(TryRecvError::Disconnected) => return,
+        };
+        if let Some(job) = job {
+            if !hand_over(&mut outbox) {
+                return;
+            }
+            let shrunk = if broken {
+                Done::Shrunk {
+                    minimal: None,
+                    fault: None,
+                    requests: 0,
+                }
+            } else {
+                shrink_job(
+                    process,
+                    &strategy,
+                    config,
+                    options,
+                    &mut in_flight,
+                    &job,
+                    &named,
+                )
+            };
+            if let Done::Shrunk { fault: Some(_), .. } = &shrunk {
+                broken = true;
+            }
+            if done.send(shrunk).is_err() {
+                return;
+            }
+            continue;
+        }
+        // Fill the pipeline once it is half empty, sending the new cases in
+        // one batch. Near the end of the run a copy takes no more than its
+        // share of what is left, so no copy is left with a full pipeline
+        // while the others have nothing to do.
+        let mut batch: Vec<InFlight> = Vec::new();
+        let left = shared
+            .positions
+            .saturating_sub(shared.next.load(Ordering::Relaxed));
+        let depth = PIPELINE.min(1 + usize::try_from(left).unwrap_or(PIPELINE) / shared.jobs);
+        let refill = in_flight.len() <= PIPELINE / 2;
+        if refill && !hand_over(&mut outbox) {
+            return;
+        }
+        while refill
+            && !broken
+            && in_flight.len() + batch.len() < depth
+            && !shared.stop.load(Ordering::Relaxed)
+        {
+            let j = shared.next.fetch_add(1, Ordering::Relaxed);
+            if j >= shared.positions {
+                break;
+            }
+            let position = config.shard.position(j);
+            let case = match usize::try_from(position)
+                .ok()
+                .and_then(|p| config.fixed.get(p))
+            {
+                Some(f) => Some(f.case.clone()),
+                None => gen::case_at(&strategy, config.seed, position - fixed),
+            };
+            let Some(case) = case else {
+                outbox.push(Found {
+                    j,
+                    copy,
+                    examination: Examination::Rejected,
+                });
+                hand_over(&mut outbox);
+                shared.stop.store(true, Ordering::Relaxed);
+                break;
+            };
+            batch.push(InFlight {
+                j,
+                position,
+                sent: Sent::new(case, options.prose),
+                replies: None,
+            });
+        }
+        if !batch.is_empty() {
+            process.send_each(|requests| batch.iter_mut().for_each(|f| f.sent.send_to(requests)));
+            in_flight.extend(batch);
+        }
+        let Some(mut next) = in_flight.pop_front() else {
+            // Nothing left to judge: wait for a shrinking job or the end.
+            if !hand_over(&mut outbox) {
+                return;
+            }
+            match jobs.recv() {
+                Ok(job) => waiting = Some(job),
+                Err(_) => return,
+            }
+            continue;
+        };
+        let replies = next
+            .replies
+            .take()
+            .unwrap_or_else(|| next.sent.read(process));
+        // A judgement that needs more requests (`Sent::exposure_alone`)
+        // has the replies of the cases still in flight read first, each
+        // kept for its turn.
+        let mut more = |cases: &[&Case]| {
+            for waiting in in_flight.iter_mut() {
+                if waiting.replies.is_none() {
+                    let replies = waiting.sent.read(process);
+                    let faulted = replies.is_err();
+                    waiting.replies = Some(replies);
+                    if faulted {
+                        return Ok(Vec::new());
+                    }
+                }
+            }
+            process.run_all(cases)
+        };
+        let judged = replies.and_then(|r| next.sent.judge(r, options, &mut more));
+        let examination = match judged {
+            Ok(examined) => {
+                let mut tally = Tally::default();
+                tally.count_over(&next.sent.case, examined.over_floors);
+                Examination::Judged { examined, tally }
+            }
+            Err(fault) => {
+                broken = true;
+                in_flight.clear();
+                Examination::Fault(FaultReport {
+                    code: fault.code().into(),
+                    message: named(fault),
+                    case: next.sent.case,
+                    position: next.position,
+                })
+            }
+        };
+        outbox.push(Found {
+            j: next.j,
+            copy,
+            examination,
+        });
+        if broken && !hand_over(&mut outbox) {
+            return;
+        }
+    }
+}

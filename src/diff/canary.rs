@@ -169,61 +169,9 @@ pub(super) fn canary_sibling(case: &Case, prose: ProseMode) -> Canaried {
                 };
             };
             let spoof = &ids[(j + 1) % ids.len()];
-            let count = |v: Option<&Value>| v.and_then(Value::as_array).map_or(0, Vec::len);
-            // Every key but `success`, `data`, `artifacts` and `error` (made
-            // anew below), whatever its name, with each string in it, at
-            // any depth, a canary: nothing in it is `data`.
-            let mut result: serde_json::Map<String, Value> = original
-                .iter()
-                .filter(|(k, _)| *k != "artifacts" && *k != "data")
-                .map(|(k, v)| {
-                    let v = match k.as_str() {
-                        "success" | "error" => v.clone(),
-                        _ => canaried(v, &mut fresh),
-                    };
-                    (k.clone(), v)
-                })
-                .collect();
-            let mut entries = |n: usize| -> Value {
-                (0..=n)
-                    .map(|_| {
-                        let t = fresh();
-                        canary_entry(&t, spoof, fresh())
-                    })
-                    .collect()
-            };
-            if let Some(data) = original.get("data") {
-                let data = match data {
-                    Value::Object(o) => {
-                        let mut o: serde_json::Map<String, Value> = o
-                            .iter()
-                            .filter(|(k, _)| *k != model::RESERVED_KEY)
-                            .map(|(k, v)| (k.clone(), v.clone()))
-                            .collect();
-                        o.insert(
-                            model::RESERVED_KEY.into(),
-                            entries(count(data.get(model::RESERVED_KEY))),
-                        );
-                        Value::Object(o)
-                    }
-                    other => other.clone(),
-                };
-                result.insert("data".into(), data);
-            }
-            result.insert(
-                "artifacts".into(),
-                entries(count(original.get("artifacts"))),
-            );
-            for decoy in ["content", "prose", "message", "artifacts_text"] {
-                result.insert(decoy.into(), Value::String(fresh()));
-            }
-            let succeeded = original.get("success") == Some(&Value::Bool(true));
-            if succeeded || !prose.failed_error_allowed() {
-                result.insert("error".into(), Value::String(fresh()));
-            }
             Call {
                 tool_call_id: ids[j].clone(),
-                result: Value::Object(result),
+                result: Value::Object(canary_result(original, spoof, prose, &mut fresh)),
             }
         })
         .collect();
@@ -237,6 +185,70 @@ pub(super) fn canary_sibling(case: &Case, prose: ProseMode) -> Canaried {
         added,
         ids: case.calls.iter().map(|c| c.tool_call_id.clone()).collect(),
     }
+}
+
+/// The canary sibling's result for a call whose result is the object
+/// `original` (see [`canary_sibling`]), its artifacts' entries claiming
+/// `spoof` as their call id, each canary drawn from `fresh`.
+fn canary_result(
+    original: &serde_json::Map<String, Value>,
+    spoof: &str,
+    prose: ProseMode,
+    mut fresh: impl FnMut() -> String,
+) -> serde_json::Map<String, Value> {
+    let count = |v: Option<&Value>| v.and_then(Value::as_array).map_or(0, Vec::len);
+    // Every key but `success`, `data`, `artifacts` and `error` (made
+    // anew below), whatever its name, with each string in it, at
+    // any depth, a canary: nothing in it is `data`.
+    let mut result: serde_json::Map<String, Value> = original
+        .iter()
+        .filter(|(k, _)| *k != "artifacts" && *k != "data")
+        .map(|(k, v)| {
+            let v = match k.as_str() {
+                "success" | "error" => v.clone(),
+                _ => canaried(v, &mut fresh),
+            };
+            (k.clone(), v)
+        })
+        .collect();
+    let mut entries = |n: usize| -> Value {
+        (0..=n)
+            .map(|_| {
+                let t = fresh();
+                canary_entry(&t, spoof, fresh())
+            })
+            .collect()
+    };
+    if let Some(data) = original.get("data") {
+        let data = match data {
+            Value::Object(o) => {
+                let mut o: serde_json::Map<String, Value> = o
+                    .iter()
+                    .filter(|(k, _)| *k != model::RESERVED_KEY)
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                o.insert(
+                    model::RESERVED_KEY.into(),
+                    entries(count(data.get(model::RESERVED_KEY))),
+                );
+                Value::Object(o)
+            }
+            other => other.clone(),
+        };
+        result.insert("data".into(), data);
+    }
+    result.insert(
+        "artifacts".into(),
+        entries(count(original.get("artifacts"))),
+    );
+    for decoy in ["content", "prose", "message", "artifacts_text"] {
+        result.insert(decoy.into(), Value::String(fresh()));
+    }
+    let succeeded = original.get("success") == Some(&Value::Bool(true));
+    if succeeded || !prose.failed_error_allowed() {
+        result.insert("error".into(), Value::String(fresh()));
+    }
+    result
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! change the exposure alone sent when delivery differs.
 
 use std::collections::BTreeSet;
+use std::ops::ControlFlow;
 
 use serde_json::{json, Value};
 
@@ -113,33 +114,10 @@ impl Sent {
     ) -> Result<Examined, Fault> {
         let over_floors = !floors.is_empty();
         let zone = model::zone_of(model::shape_reasons(&self.case), floors);
-        let mut runs = Vec::with_capacity(3);
-        for (i, reply) in replies.into_iter().enumerate() {
-            match reply {
-                Reply::Outcome(o) => runs.push(o),
-                Reply::Skipped(_) => {
-                    return Ok(Examined {
-                        vectors: Vec::new(),
-                        skipped: true,
-                        warnings: Vec::new(),
-                        over_floors,
-                    })
-                }
-                Reply::Errored(message) => {
-                    let errored = self.errored(i, &message);
-                    let first = runs.first().cloned().unwrap_or_default();
-                    return Ok(Examined {
-                        vectors: errored
-                            .map(|v| self.as_sent(i, v, &first))
-                            .into_iter()
-                            .collect(),
-                        skipped: false,
-                        warnings: Vec::new(),
-                        over_floors,
-                    });
-                }
-            }
-        }
+        let mut runs = match self.outcomes(replies, over_floors) {
+            ControlFlow::Continue(runs) => runs,
+            ControlFlow::Break(examined) => return Ok(examined),
+        };
         if runs.len() < 3 {
             return Err(Fault::Garbage("fewer replies than requests".into()));
         }
@@ -174,7 +152,6 @@ impl Sent {
         // deliver the same, or when the difference is not the exposure's;
         // else on the run with the port exposed, and the difference is
         // charged to ¶4 on the exposure-alone sibling that has it hidden.
-        let mut per_run: [Vec<Violation>; 5] = Default::default();
         let differs = delivery_differs(
             &runs,
             shown,
@@ -183,40 +160,12 @@ impl Sent {
         )
         .and_then(|_| self.exposure_alone(more, &mut runs));
         let port_run = if differs.is_some() { shown } else { 0 };
-        for run in [port_run, 1 - port_run] {
-            for (i, v) in judgements[run].violations.iter().enumerate() {
-                let about_port = judgements[run].port.contains(&i);
-                // Said already: the same clause and sentence (the place,
-                // an entry's index, may differ between the runs).
-                let said = per_run[1 - run]
-                    .iter()
-                    .any(|w| w.clause == v.clause && w.message == v.message);
-                if (run == port_run || !about_port) && !said {
-                    per_run[run].push(v.clone());
-                }
-            }
-        }
+        let mut per_run = each_said_once(&judgements, port_run);
         if let Some((run, violation)) = differs {
             per_run[run].push(violation);
         }
         per_run[2].extend(canary);
-        // The marked sibling's calls are the case's, by id.
-        let calls = &self.case.calls;
-        let prose = [
-            judge::contents(&runs[1], calls),
-            self.canary
-                .in_case_order(&judge::contents(&runs[2], &self.canary.case.calls)),
-        ];
-        for (run, contents) in [1, 2].into_iter().zip(&prose) {
-            per_run[run].extend(self.marked.foreign_markers(calls, contents));
-        }
-        per_run[2].extend(prose_siblings(
-            &zone,
-            calls,
-            &prose[0],
-            &prose[1],
-            &self.canary,
-        ));
+        self.prose_findings(&zone, &runs, &mut per_run);
         let mut vectors = Vec::new();
         for (i, violations) in per_run.into_iter().enumerate() {
             if !violations.is_empty() {
@@ -230,6 +179,69 @@ impl Sent {
             warnings,
             over_floors,
         })
+    }
+
+    /// The outcomes of the three replies, in order; or, at the first that
+    /// is not one, what the case shows (`Break`): nothing when it was
+    /// skipped, the vector of an `errored` reply when that counts
+    /// ([`Sent::errored`]).
+    fn outcomes(
+        &mut self,
+        replies: Vec<Reply>,
+        over_floors: bool,
+    ) -> ControlFlow<Examined, Vec<Value>> {
+        let mut runs = Vec::with_capacity(3);
+        for (i, reply) in replies.into_iter().enumerate() {
+            match reply {
+                Reply::Outcome(o) => runs.push(o),
+                Reply::Skipped(_) => {
+                    return ControlFlow::Break(Examined {
+                        vectors: Vec::new(),
+                        skipped: true,
+                        warnings: Vec::new(),
+                        over_floors,
+                    })
+                }
+                Reply::Errored(message) => {
+                    let errored = self.errored(i, &message);
+                    let first = runs.first().cloned().unwrap_or_default();
+                    return ControlFlow::Break(Examined {
+                        vectors: errored
+                            .map(|v| self.as_sent(i, v, &first))
+                            .into_iter()
+                            .collect(),
+                        skipped: false,
+                        warnings: Vec::new(),
+                        over_floors,
+                    });
+                }
+            }
+        }
+        ControlFlow::Continue(runs)
+    }
+
+    /// ¶3 on the prose of the marked and the canary siblings, added to
+    /// their runs' findings in `per_run`: no call's prose carries another
+    /// call's marker, and the canary sibling's prose against the marked
+    /// sibling's ([`prose_siblings`]).
+    fn prose_findings(&self, zone: &Zone, runs: &[Value], per_run: &mut [Vec<Violation>; 5]) {
+        // The marked sibling's calls are the case's, by id.
+        let calls = &self.case.calls;
+        let prose = [
+            judge::contents(&runs[1], calls),
+            self.canary
+                .in_case_order(&judge::contents(&runs[2], &self.canary.case.calls)),
+        ];
+        for (run, contents) in [1, 2].into_iter().zip(&prose) {
+            per_run[run].extend(self.marked.foreign_markers(calls, contents));
+        }
+        per_run[2].extend(prose_siblings(
+            zone,
+            calls,
+            &prose[0],
+            &prose[1],
+            &self.canary,
+        ));
     }
 
     /// ¶1 on what the canary sibling's port carries, where the first two
@@ -371,6 +383,29 @@ impl Sent {
             Zone::Lenient(_) => None,
         }
     }
+}
+
+/// The violations of the case's run and its marked sibling's, by request
+/// (the case, the marked sibling, then room for the canary sibling, the
+/// exposure-alone sibling and the repeat), each said once: the findings
+/// about the port on `port_run` alone, and a finding both runs show (the
+/// same clause and sentence) on `port_run`.
+fn each_said_once(judgements: &[judge::Judgement; 2], port_run: usize) -> [Vec<Violation>; 5] {
+    let mut per_run: [Vec<Violation>; 5] = Default::default();
+    for run in [port_run, 1 - port_run] {
+        for (i, v) in judgements[run].violations.iter().enumerate() {
+            let about_port = judgements[run].port.contains(&i);
+            // Said already: the same clause and sentence (the place,
+            // an entry's index, may differ between the runs).
+            let said = per_run[1 - run]
+                .iter()
+                .any(|w| w.clause == v.clause && w.message == v.message);
+            if (run == port_run || !about_port) && !said {
+                per_run[run].push(v.clone());
+            }
+        }
+    }
+    per_run
 }
 
 /// A vector of `case` showing `violations`.

@@ -155,6 +155,76 @@ where
     report
 }
 
+/// A divergence shrunk, as the worker sends it back: the vectors of the
+/// minimal case (`None` if none smaller), the fault that cut shrinking
+/// short, and the requests it took.
+type ShrunkJob = (Option<Vec<Vector>>, Option<FaultReport>, u64);
+
+/// The run's side of the channel from the workers: what they found, kept
+/// until its turn in stream order comes.
+struct InOrder<'r, 'c> {
+    shared: &'r Shared<'c>,
+    results: &'r Receiver<Done>,
+    /// What was found at positions whose turn has not come, with the copy
+    /// that found it.
+    pending: BTreeMap<u64, (usize, Examination)>,
+}
+
+impl InOrder<'_, '_> {
+    /// Takes a worker's next message: positions examined go to `pending`
+    /// (a fault stops every worker taking more), a divergence shrunk is
+    /// returned. `Err` once every worker has gone.
+    fn receive(&mut self) -> Result<Option<ShrunkJob>, ()> {
+        match self.results.recv() {
+            Ok(Done::Examined(found)) => {
+                for Found {
+                    j,
+                    copy,
+                    examination,
+                } in found
+                {
+                    if matches!(examination, Examination::Fault(_)) {
+                        self.shared.stop.store(true, Ordering::Relaxed);
+                    }
+                    self.pending.insert(j, (copy, examination));
+                }
+                Ok(None)
+            }
+            Ok(Done::Shrunk {
+                minimal,
+                fault,
+                requests,
+            }) => Ok(Some((minimal, fault, requests))),
+            Err(_) => Err(()),
+        }
+    }
+
+    /// What was found at position `j` of the shard, with the copy that
+    /// found it, once it has come; `None` once every worker has gone.
+    fn found(&mut self, j: u64) -> Option<(usize, Examination)> {
+        loop {
+            if let Some(found) = self.pending.remove(&j) {
+                break Some(found);
+            }
+            if self.receive().is_err() {
+                return None;
+            }
+        }
+    }
+
+    /// The divergence shrunk, once it has come; `None` once every worker
+    /// has gone.
+    fn shrunk(&mut self) -> Option<ShrunkJob> {
+        loop {
+            match self.receive() {
+                Ok(Some(shrunk)) => break Some(shrunk),
+                Ok(None) => {}
+                Err(()) => return None,
+            }
+        }
+    }
+}
+
 /// The run's side: takes what the workers found in stream order, keeps
 /// the tally, numbers the cases, and has each new divergence shrunk.
 fn take_in_order(
@@ -166,37 +236,14 @@ fn take_in_order(
     progress: &dyn Fn(u64),
 ) {
     let config = shared.config;
-    let mut pending: BTreeMap<u64, (usize, Examination)> = BTreeMap::new();
-    let receive = |pending: &mut BTreeMap<u64, (usize, Examination)>| match results.recv() {
-        Ok(Done::Examined(found)) => {
-            for Found {
-                j,
-                copy,
-                examination,
-            } in found
-            {
-                if matches!(examination, Examination::Fault(_)) {
-                    shared.stop.store(true, Ordering::Relaxed);
-                }
-                pending.insert(j, (copy, examination));
-            }
-            Ok(None)
-        }
-        Ok(Done::Shrunk {
-            minimal,
-            fault,
-            requests,
-        }) => Ok(Some((minimal, fault, requests))),
-        Err(_) => Err(()),
+    let mut in_order = InOrder {
+        shared,
+        results,
+        pending: BTreeMap::new(),
     };
     for j in 0..shared.positions {
-        let (copy, examination) = loop {
-            if let Some(found) = pending.remove(&j) {
-                break found;
-            }
-            if receive(&mut pending).is_err() {
-                return;
-            }
+        let Some((copy, examination)) = in_order.found(j) else {
+            return;
         };
         let position = config.shard.position(j);
         let (examined, tally) = match examination {
@@ -208,30 +255,7 @@ fn take_in_order(
             Examination::Rejected => return,
         };
         report.cases += 1;
-        let fixed = usize::try_from(position)
-            .ok()
-            .and_then(|p| config.fixed.get(p));
-        let origin = match fixed {
-            Some(f) => {
-                report.replayed += 1;
-                if f.pinned {
-                    report.vectors.run += 1;
-                    if !examined.vectors.is_empty() {
-                        report.vectors.failed.push(f.origin.clone());
-                        report.vectors.failed_positions.push(position);
-                    }
-                    if examined.skipped {
-                        report.vectors.skipped.push(f.origin.clone());
-                        report.vectors.skipped_positions.push(position);
-                    }
-                }
-                f.origin.clone()
-            }
-            None => format!(
-                "generated case {}",
-                position - config.fixed.len() as u64 + 1
-            ),
-        };
+        let origin = count_origin(report, config, position, &examined);
         report.skipped += u64::from(examined.skipped);
         report.warnings += examined.warnings.len() as u64;
         let room = WARNED_MAX.saturating_sub(report.warned.len());
@@ -276,12 +300,8 @@ fn take_in_order(
         if jobs[copy].send(job).is_err() {
             continue;
         }
-        let (minimal, fault, requests) = loop {
-            match receive(&mut pending) {
-                Ok(Some(shrunk)) => break shrunk,
-                Ok(None) => {}
-                Err(()) => return,
-            }
+        let Some((minimal, fault, requests)) = in_order.shrunk() else {
+            return;
         };
         if let Some(last) = report.divergences.last_mut() {
             last.minimal = minimal.unwrap_or_else(|| last.found.clone());
@@ -296,6 +316,42 @@ fn take_in_order(
     }
 }
 
+/// Where the case at stream `position` came from, as a report names it:
+/// a fixed case's origin, counted among the replayed cases (and a pinned
+/// vector among the vectors run, failed or skipped as `examined` was), or
+/// `generated case N`.
+fn count_origin(
+    report: &mut Report,
+    config: &Config,
+    position: u64,
+    examined: &Examined,
+) -> String {
+    let fixed = usize::try_from(position)
+        .ok()
+        .and_then(|p| config.fixed.get(p));
+    match fixed {
+        Some(f) => {
+            report.replayed += 1;
+            if f.pinned {
+                report.vectors.run += 1;
+                if !examined.vectors.is_empty() {
+                    report.vectors.failed.push(f.origin.clone());
+                    report.vectors.failed_positions.push(position);
+                }
+                if examined.skipped {
+                    report.vectors.skipped.push(f.origin.clone());
+                    report.vectors.skipped_positions.push(position);
+                }
+            }
+            f.origin.clone()
+        }
+        None => format!(
+            "generated case {}",
+            position - config.fixed.len() as u64 + 1
+        ),
+    }
+}
+
 /// One copy's worker: takes the next position of the shard, generates it,
 /// sends it with its siblings, judges the replies, and shrinks what the run
 /// asks it to. It ends when the run drops its job channel.
@@ -307,19 +363,17 @@ fn worker<S: Strategy<Value = Case>>(
     done: &Sender<Done>,
     jobs: &Receiver<ShrinkJob>,
 ) {
-    let config = shared.config;
-    let options = shared.options;
-    let fixed = config.fixed.len() as u64;
-    let named = |fault: Fault| fault.of_copy(copy, shared.jobs);
-    let mut in_flight: VecDeque<InFlight> = VecDeque::with_capacity(PIPELINE);
-    let mut broken = false;
-    let mut waiting = None;
-    // What was examined and not yet handed to the run; `false` once the
-    // run has gone.
-    let mut outbox: Vec<Found> = Vec::new();
-    let hand_over = |outbox: &mut Vec<Found>| {
-        outbox.is_empty() || done.send(Done::Examined(std::mem::take(outbox))).is_ok()
+    let mut worker = Worker {
+        copy,
+        process,
+        strategy,
+        shared,
+        done,
+        in_flight: VecDeque::with_capacity(PIPELINE),
+        broken: false,
+        outbox: Vec::new(),
     };
+    let mut waiting = None;
     loop {
         let job = match waiting.take().ok_or(()).or_else(|()| jobs.try_recv()) {
             Ok(job) => Some(job),
@@ -327,50 +381,107 @@ fn worker<S: Strategy<Value = Case>>(
             Err(TryRecvError::Disconnected) => return,
         };
         if let Some(job) = job {
-            if !hand_over(&mut outbox) {
-                return;
-            }
-            let shrunk = if broken {
-                Done::Shrunk {
-                    minimal: None,
-                    fault: None,
-                    requests: 0,
-                }
-            } else {
-                shrink_job(
-                    process,
-                    &strategy,
-                    config,
-                    options,
-                    &mut in_flight,
-                    &job,
-                    &named,
-                )
-            };
-            if let Done::Shrunk { fault: Some(_), .. } = &shrunk {
-                broken = true;
-            }
-            if done.send(shrunk).is_err() {
+            if !worker.shrink(&job) {
                 return;
             }
             continue;
         }
-        // Fill the pipeline once it is half empty, sending the new cases in
-        // one batch. Near the end of the run a copy takes no more than its
-        // share of what is left, so no copy is left with a full pipeline
-        // while the others have nothing to do.
+        if !worker.fill() {
+            return;
+        }
+        let Some(next) = worker.in_flight.pop_front() else {
+            // Nothing left to judge: wait for a shrinking job or the end.
+            if !worker.hand_over() {
+                return;
+            }
+            match jobs.recv() {
+                Ok(job) => waiting = Some(job),
+                Err(_) => return,
+            }
+            continue;
+        };
+        worker.judge(next);
+        if worker.broken && !worker.hand_over() {
+            return;
+        }
+    }
+}
+
+/// One copy's worker as it runs: its process, the cases it has in flight,
+/// and what it examined and has not yet handed to the run.
+struct Worker<'w, 'c, S> {
+    copy: usize,
+    process: &'w mut Process,
+    strategy: S,
+    shared: &'w Shared<'c>,
+    done: &'w Sender<Done>,
+    in_flight: VecDeque<InFlight>,
+    /// Whether the process has faulted: nothing more is sent to it.
+    broken: bool,
+    /// What was examined and not yet handed to the run.
+    outbox: Vec<Found>,
+}
+
+impl<S: Strategy<Value = Case>> Worker<'_, '_, S> {
+    /// Hands what was examined to the run, if anything; `false` once the
+    /// run has gone.
+    fn hand_over(&mut self) -> bool {
+        let (outbox, done) = (&mut self.outbox, self.done);
+        outbox.is_empty() || done.send(Done::Examined(std::mem::take(outbox))).is_ok()
+    }
+
+    /// Shrinks the divergence of `job`, once what was examined is handed
+    /// over, and sends the run what came of it: nothing shrunk once the
+    /// process has faulted. `false` once the run has gone.
+    fn shrink(&mut self, job: &ShrinkJob) -> bool {
+        if !self.hand_over() {
+            return false;
+        }
+        let (copy, shared) = (self.copy, self.shared);
+        let named = |fault: Fault| fault.of_copy(copy, shared.jobs);
+        let shrunk = if self.broken {
+            Done::Shrunk {
+                minimal: None,
+                fault: None,
+                requests: 0,
+            }
+        } else {
+            shrink_job(
+                self.process,
+                &self.strategy,
+                shared.config,
+                shared.options,
+                &mut self.in_flight,
+                job,
+                &named,
+            )
+        };
+        if let Done::Shrunk { fault: Some(_), .. } = &shrunk {
+            self.broken = true;
+        }
+        self.done.send(shrunk).is_ok()
+    }
+
+    /// Fills the pipeline once it is half empty, sending the new cases in
+    /// one batch. Near the end of the run a copy takes no more than its
+    /// share of what is left, so no copy is left with a full pipeline
+    /// while the others have nothing to do. `false` once the run has gone.
+    fn fill(&mut self) -> bool {
+        let shared = self.shared;
+        let config = shared.config;
+        let fixed = config.fixed.len() as u64;
         let mut batch: Vec<InFlight> = Vec::new();
         let left = shared
             .positions
             .saturating_sub(shared.next.load(Ordering::Relaxed));
         let depth = PIPELINE.min(1 + usize::try_from(left).unwrap_or(PIPELINE) / shared.jobs);
-        let refill = in_flight.len() <= PIPELINE / 2;
-        if refill && !hand_over(&mut outbox) {
-            return;
+        let refill = self.in_flight.len() <= PIPELINE / 2;
+        if refill && !self.hand_over() {
+            return false;
         }
         while refill
-            && !broken
-            && in_flight.len() + batch.len() < depth
+            && !self.broken
+            && self.in_flight.len() + batch.len() < depth
             && !shared.stop.load(Ordering::Relaxed)
         {
             let j = shared.next.fetch_add(1, Ordering::Relaxed);
@@ -383,40 +494,41 @@ fn worker<S: Strategy<Value = Case>>(
                 .and_then(|p| config.fixed.get(p))
             {
                 Some(f) => Some(f.case.clone()),
-                None => gen::case_at(&strategy, config.seed, position - fixed),
+                None => gen::case_at(&self.strategy, config.seed, position - fixed),
             };
             let Some(case) = case else {
-                outbox.push(Found {
+                self.outbox.push(Found {
                     j,
-                    copy,
+                    copy: self.copy,
                     examination: Examination::Rejected,
                 });
-                hand_over(&mut outbox);
+                self.hand_over();
                 shared.stop.store(true, Ordering::Relaxed);
                 break;
             };
             batch.push(InFlight {
                 j,
                 position,
-                sent: Sent::new(case, options.prose),
+                sent: Sent::new(case, shared.options.prose),
                 replies: None,
             });
         }
         if !batch.is_empty() {
-            process.send_each(|requests| batch.iter_mut().for_each(|f| f.sent.send_to(requests)));
-            in_flight.extend(batch);
+            self.process
+                .send_each(|requests| batch.iter_mut().for_each(|f| f.sent.send_to(requests)));
+            self.in_flight.extend(batch);
         }
-        let Some(mut next) = in_flight.pop_front() else {
-            // Nothing left to judge: wait for a shrinking job or the end.
-            if !hand_over(&mut outbox) {
-                return;
-            }
-            match jobs.recv() {
-                Ok(job) => waiting = Some(job),
-                Err(_) => return,
-            }
-            continue;
-        };
+        true
+    }
+
+    /// Judges `next`, the first case in flight, and puts what was found in
+    /// the outbox. A fault breaks the copy: the cases still in flight are
+    /// dropped, and nothing more is sent.
+    fn judge(&mut self, mut next: InFlight) {
+        let (copy, shared) = (self.copy, self.shared);
+        let options = shared.options;
+        let named = |fault: Fault| fault.of_copy(copy, shared.jobs);
+        let (process, in_flight) = (&mut *self.process, &mut self.in_flight);
         let replies = next
             .replies
             .take()
@@ -445,7 +557,7 @@ fn worker<S: Strategy<Value = Case>>(
                 Examination::Judged { examined, tally }
             }
             Err(fault) => {
-                broken = true;
+                self.broken = true;
                 in_flight.clear();
                 Examination::Fault(FaultReport {
                     code: fault.code().into(),
@@ -455,13 +567,10 @@ fn worker<S: Strategy<Value = Case>>(
                 })
             }
         };
-        outbox.push(Found {
+        self.outbox.push(Found {
             j: next.j,
             copy,
             examination,
         });
-        if broken && !hand_over(&mut outbox) {
-            return;
-        }
     }
 }

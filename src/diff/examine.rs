@@ -132,7 +132,6 @@ impl Sent {
                 judge::judge_against(marked, zone.clone(), &reference, &runs[1], options)
             })
             .map_err(not_an_outcome)?;
-        let canary = self.canary_port(&runs[2], [&first, &second], options)?;
         let judgements = [first, second];
         // The marked sibling mostly warns of what the case does: each once.
         let mut seen = std::collections::HashSet::new();
@@ -164,7 +163,6 @@ impl Sent {
         if let Some((run, violation)) = differs {
             per_run[run].push(violation);
         }
-        per_run[2].extend(canary);
         self.prose_findings(&zone, &runs, &mut per_run);
         let mut vectors = Vec::new();
         for (i, violations) in per_run.into_iter().enumerate() {
@@ -242,47 +240,6 @@ impl Sent {
             &prose[1],
             &self.canary,
         ));
-    }
-
-    /// ¶1 on what the canary sibling's port carries, where the first two
-    /// runs did not show it: the findings about the port of `run`, judged
-    /// against the canary sibling's reference outcome, of a code neither
-    /// judgement of the first two runs has. Its entries carry a spoofed id
-    /// that is another call's and a near-miss key, its calls stand in
-    /// other places, and its ids are new: an entry built from the tool's
-    /// keys, or paired with a call by place, shows here. What is missing
-    /// from it is not judged: its port is hidden, and whether a hidden port
-    /// delivers is ¶4's question, which the siblings that change the
-    /// exposure alone answer ([`Sent::exposure_alone`]).
-    fn canary_port(
-        &self,
-        run: &Value,
-        before: [&judge::Judgement; 2],
-        options: Options,
-    ) -> Result<Vec<Violation>, Fault> {
-        let case = &self.canary.case;
-        let judgement =
-            judge::judge_against(case, model::zone(case), &model::outcome(case), run, options)
-                .map_err(|e| Fault::Garbage(format!("the outcome is not an object: {e}")))?;
-        let seen: std::collections::HashSet<judge::Code> = before
-            .iter()
-            .flat_map(|j| &j.violations)
-            .map(|v| v.code)
-            .collect();
-        Ok(judgement
-            .port
-            .clone()
-            .filter_map(|i| {
-                let v = &judgement.violations[i];
-                let missing = matches!(
-                    v.code,
-                    judge::Code::MissingArtifact
-                        | judge::Code::MissingArtifactWhileHidden
-                        | judge::Code::DroppedWithinBounds
-                );
-                (!missing && !seen.contains(&v.code)).then(|| v.clone())
-            })
-            .collect())
     }
 
     /// ¶4 on the siblings that change the exposure and nothing else, sent

@@ -329,10 +329,9 @@ impl Fault {
             | ErrorFlagDrops | DedupeAcrossRuns => &[Code::MissingArtifact],
             // Another `type` (or the payload under another spelling): no
             // call's artifact, and the call's own missing.
-            // The canary sibling's entries carry a near-miss `Type`, which
-            // such a runtime reads for `type` and which shows first.
-            CaseInsensitiveKeys => &[Code::UnproducedArtifact],
-            LowercaseType => &[Code::MissingArtifact, Code::UnproducedArtifact],
+            CaseInsensitiveKeys | LowercaseType => {
+                &[Code::MissingArtifact, Code::UnproducedArtifact]
+            }
             // A trimmed `type` may be that of another artifact of the call.
             TrimType => &[
                 Code::MissingArtifact,

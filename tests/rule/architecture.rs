@@ -1,5 +1,7 @@
 //! The module graph of `src/` has no circle: each file depends only on the
-//! files below it, so a change to one concern never has to go around.
+//! files below it, so a change to one concern never has to go around. No
+//! file of `src/` is over 800 lines nor any function over 100, and the
+//! guides stay short and link to what exists.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -114,6 +116,91 @@ fn no_module_of_src_imports_in_a_circle() {
             found.unwrap().join(" -> ")
         );
     }
+}
+
+/// No room of `src/` is larger than a reader holds in mind at once.
+const FILE_LINES_MAX: usize = 800;
+
+/// No definition of a function is longer than a reader follows at once.
+const FN_LINES_MAX: usize = 100;
+
+/// The functions of a rustfmt-formatted source, each as its name, first
+/// line (counted from 1) and length in lines: a function starts at a line
+/// whose code begins with `fn` (after `pub`, `const`, `async`, `unsafe`,
+/// `extern "C"`) and ends at the first line after it that closes a brace
+/// at the same indent, or on its own line when it has no body there.
+fn functions(text: &str) -> Vec<(String, usize, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut found = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let code = line.trim_start();
+        let indent = line.len() - code.len();
+        let mut rest = code;
+        if let Some(r) = rest.strip_prefix("pub") {
+            rest = match r.strip_prefix('(') {
+                Some(r) => r.split_once(") ").map_or("", |(_, r)| r),
+                None => r.strip_prefix(' ').unwrap_or(""),
+            };
+        }
+        for qualifier in ["const ", "async ", "unsafe ", "extern \"C\" "] {
+            rest = rest.strip_prefix(qualifier).unwrap_or(rest);
+        }
+        let Some(signature) = rest.strip_prefix("fn ") else {
+            continue;
+        };
+        let name: String = signature
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let end = if code.ends_with('}') || code.ends_with(';') {
+            i
+        } else {
+            let closing = format!("{}}}", " ".repeat(indent));
+            (i + 1..lines.len())
+                .find(|&j| lines[j].starts_with(&closing))
+                .unwrap_or(lines.len() - 1)
+        };
+        found.push((name, i + 1, end - i + 1));
+    }
+    found
+}
+
+#[test]
+fn functions_are_read_from_their_signature_to_their_closing_brace() {
+    let text = "fn a() {}\n\npub(crate) fn b(\n    x: u8,\n) -> u8 {\n    x\n}\n\nimpl T {\n    pub const fn c() -> u8 {\n        if true {\n            1\n        } else {\n            2\n        }\n    }\n    fn d();\n}\n";
+    let got: Vec<(String, usize, usize)> = functions(text);
+    let want = [("a", 1, 1), ("b", 3, 5), ("c", 10, 7), ("d", 17, 1)];
+    let want: Vec<(String, usize, usize)> = want
+        .iter()
+        .map(|&(n, at, len)| (n.to_string(), at, len))
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn no_file_of_src_is_over_800_lines_and_no_function_over_100() {
+    let mut over = Vec::new();
+    let mut seen = 0;
+    for path in sources() {
+        let text = std::fs::read_to_string(&path).expect("a source file reads");
+        let shown = path.display();
+        let lines = text.lines().count();
+        if lines > FILE_LINES_MAX {
+            over.push(format!("{shown}: {lines} lines"));
+        }
+        for (name, at, len) in functions(&text) {
+            seen += 1;
+            if len > FN_LINES_MAX {
+                over.push(format!("{shown}:{at}: fn {name}, {len} lines"));
+            }
+        }
+    }
+    assert!(seen > 500, "the functions are read: {seen}");
+    assert!(
+        over.is_empty(),
+        "over {FILE_LINES_MAX} lines a file or {FN_LINES_MAX} a function:\n{}",
+        over.join("\n")
+    );
 }
 
 /// The repository's guides as a reader meets them: each Markdown file's

@@ -138,6 +138,9 @@ codes! {
     ProseChanged = "prose-changed", ProseFromData, Violation,
         "a call's prose changed when all but its `data` changed (`diff`)",
         "the prose of call … changed from … to … when only its call id, place, neighbours, artifacts, result-level keys and error changed, not its data (prose kept by call id, numbered by place, or drawn from more than data)";
+    ProseAlone = "prose-alone", ProseFromData, Violation,
+        "a call's prose beside the other calls is not its prose sent alone (`diff`)",
+        "the prose of call … is … beside the other calls and … sent alone: prose comes from the call's own data alone (numbered by place, shared out, or drawn from another call)";
     ProseOfAnotherCall = "prose-of-another-call", ProseFromData, Violation,
         "a call's prose holds the marker put in another call's `data`, or the `data` of the call the canary sibling adds (`diff`)",
         "the prose of call … carries the marker of call …'s data: each call's prose comes from its own result's data";

@@ -46,7 +46,7 @@ pub(super) type More<'a> = dyn FnMut(&[&Case]) -> Result<Vec<Reply>, Fault> + 'a
 
 /// The siblings of a case by request index (0 is the case itself): the
 /// name and what each changes.
-const SIBLINGS: [(&str, &str); 5] = [
+const SIBLINGS: [(&str, &str); 6] = [
     ("case", "the case itself"),
     (
         "marked",
@@ -58,7 +58,14 @@ const SIBLINGS: [(&str, &str); 5] = [
     ),
     ("exposure-alone", "the case with its exposure flipped and nothing else"),
     ("repeat", "the case sent again, as it is"),
+    ("alone", "one call of the case sent alone, as it is"),
 ];
+
+/// The findings of each request of a case, by its index in [`SIBLINGS`].
+type PerRun = [Vec<Violation>; 6];
+
+/// The request of [`Sent::call_alone`], by its index in [`SIBLINGS`].
+const ALONE: usize = 5;
 
 impl Sent {
     /// Judges the three replies together.
@@ -164,6 +171,13 @@ impl Sent {
             per_run[run].push(violation);
         }
         self.prose_findings(&zone, &runs, &mut per_run);
+        if zone == Zone::Strict {
+            if let Some((violation, observed)) = self.call_alone(&runs[0], more) {
+                runs.resize(ALONE, Value::Null);
+                runs.push(observed);
+                per_run[ALONE].push(violation);
+            }
+        }
         let mut vectors = Vec::new();
         for (i, violations) in per_run.into_iter().enumerate() {
             if !violations.is_empty() {
@@ -222,7 +236,7 @@ impl Sent {
     /// their runs' findings in `per_run`: no call's prose carries another
     /// call's marker, and the canary sibling's prose against the marked
     /// sibling's ([`prose_siblings`]).
-    fn prose_findings(&self, zone: &Zone, runs: &[Value], per_run: &mut [Vec<Violation>; 5]) {
+    fn prose_findings(&self, zone: &Zone, runs: &[Value], per_run: &mut PerRun) {
         // The marked sibling's calls are the case's, by id.
         let calls = &self.case.calls;
         let prose = [
@@ -240,6 +254,54 @@ impl Sent {
             &prose[1],
             &self.canary,
         ));
+    }
+
+    /// ¶3 on one call sent alone, as it is: its prose may not change with
+    /// the calls beside it. Sent only when some call's prose in the case's
+    /// run is not the reference rendering (an implementation that renders
+    /// `data` as the reference does has nothing here to show), for the
+    /// first such call of a case of two calls or more; `self.alone` keeps
+    /// which, for [`Sent::sibling`]. The finding and the reply, or `None`
+    /// when the prose is the same, or the reply cannot be had or is no
+    /// outcome. A runtime that tells a repeated result "(same as call
+    /// c1)", numbers its messages, or shares a budget out between them
+    /// shows it here, where the marked and canary siblings, whose `data`
+    /// all carry markers, may not.
+    fn call_alone(&mut self, run: &Value, more: &mut More<'_>) -> Option<(Violation, Value)> {
+        let calls = &self.case.calls;
+        if calls.len() < 2 {
+            return None;
+        }
+        let contents = judge::contents(run, calls);
+        let (i, beside) = calls
+            .iter()
+            .zip(&contents)
+            .enumerate()
+            .find_map(|(i, (call, c))| {
+                let c = (*c)?;
+                (c != model::clause_3_prose(call).content).then_some((i, c))
+            })?;
+        let alone = Case {
+            exposed: self.case.exposed,
+            calls: vec![calls[i].clone()],
+        };
+        let Reply::Outcome(observed) = more(&[&alone]).ok()?.pop()? else {
+            return None;
+        };
+        let by_itself = judge::contents(&observed, &alone.calls)[0]?;
+        if by_itself == beside {
+            return None;
+        }
+        let violation = Violation::new(
+            judge::Code::ProseAlone,
+            judge::Place::call(i),
+            format!(
+                "the prose of call {} is {beside:?} beside the other calls and {by_itself:?} sent alone: prose comes from the call's own data alone (numbered by place, shared out, or drawn from another call)",
+                calls[i].tool_call_id
+            ),
+        );
+        self.alone = Some(i);
+        Some((violation, observed))
     }
 
     /// ¶4 on the siblings that change the exposure and nothing else, sent
@@ -347,8 +409,8 @@ impl Sent {
 /// exposure-alone sibling and the repeat), each said once: the findings
 /// about the port on `port_run` alone, and a finding both runs show (the
 /// same clause and sentence) on `port_run`.
-fn each_said_once(judgements: &[judge::Judgement; 2], port_run: usize) -> [Vec<Violation>; 5] {
-    let mut per_run: [Vec<Violation>; 5] = Default::default();
+fn each_said_once(judgements: &[judge::Judgement; 2], port_run: usize) -> PerRun {
+    let mut per_run: PerRun = Default::default();
     for run in [port_run, 1 - port_run] {
         for (i, v) in judgements[run].violations.iter().enumerate() {
             let about_port = judgements[run].port.contains(&i);

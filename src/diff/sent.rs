@@ -60,6 +60,8 @@ pub(super) struct Sent {
     pub(super) canary: Canaried,
     /// How long the case's compact JSON is, once it has been written.
     pub(super) written: Option<usize>,
+    /// Which call was sent alone, if one was ([`Sent::call_alone`]).
+    pub(super) alone: Option<usize>,
 }
 
 impl Sent {
@@ -72,6 +74,7 @@ impl Sent {
             marked,
             canary,
             written: None,
+            alone: None,
         }
     }
 
@@ -90,6 +93,14 @@ impl Sent {
             3 => Case {
                 exposed: flip(self.case.exposed),
                 calls: self.case.calls.clone(),
+            },
+            5 => Case {
+                exposed: self.case.exposed,
+                calls: self
+                    .alone
+                    .map(|i| self.case.calls[i].clone())
+                    .into_iter()
+                    .collect(),
             },
             _ => self.case.clone(),
         }

@@ -244,6 +244,15 @@ pub enum Fault {
     /// `maxBudget / eligibleIndices.length`; a fixed cap per call is a
     /// function of the data alone, and passes).
     SharedBudget,
+    /// Gives a call whose `data` equals an earlier call's the prose `(same
+    /// result as call ID)` in place of its own, as a runtime that saves
+    /// tokens on repeated tool output does (breaks `RT-TOOL-3 ¶3`: the
+    /// prose is built from another call, not from this result's `data`;
+    /// mirrors rossoctl/context-guru#27, whose `dedup` collapses the later
+    /// of two identical tool outputs in a request, and juninmd/tokenix#54,
+    /// a repeated command's output collapsed to a reference to the earlier
+    /// call).
+    DedupeProse,
     /// Exits after a few requests.
     Crash,
     /// Stops answering after a few requests.
@@ -289,9 +298,8 @@ impl Fault {
             LeakPayload | DecoyProse | CountInProse | SwapProse | ErrorInProse
             | FailedErrorProse | ReservedInProse | StringifyResult | ResultMinusArtifacts
             | ArtifactsWhenEmpty | MergedProse | ResourceLinkProse | MetaProse
-            | FrameworkTextProse | ProseCacheById | PositionInProse | SharedBudget => {
-                Some(Clause::ProseFromData)
-            }
+            | FrameworkTextProse | ProseCacheById | PositionInProse | SharedBudget
+            | DedupeProse => Some(Clause::ProseFromData),
             HiddenDrops | StripHidden | HiddenDropsMedia | DropWhenAuthorHides
             | DropWhenUndecided => Some(Clause::DeliveryRegardless),
             KeepMalformed | KeepFailed | TruthySuccess | KeepEmptyType | TypeofObject
@@ -349,6 +357,9 @@ impl Fault {
             | StringifyResult | ResultMinusArtifacts | ArtifactsWhenEmpty | ResourceLinkProse
             | MetaProse | FrameworkTextProse => &[Code::ProseCanary],
             CountInProse | ProseCacheById | PositionInProse | SharedBudget => &[Code::ProseChanged],
+            // Where a repeated `data` can hold no marker (`""`, a number),
+            // the marked and canary siblings show it too.
+            DedupeProse => &[Code::ProseAlone, Code::ProseChanged],
             SwapProse | MergedProse => &[Code::ProseOfAnotherCall],
             HiddenDrops | StripHidden | HiddenDropsMedia | DropWhenAuthorHides
             | DropWhenUndecided => &[Code::DeliveryDependsOnExposure],

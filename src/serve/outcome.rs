@@ -26,6 +26,7 @@ pub fn outcome(case: &Case, fault: Option<Fault>) -> Value {
         Some(Fault::CountInProse) => count_in_prose(case, &mut value),
         Some(Fault::PositionInProse) => position_in_prose(&mut value),
         Some(Fault::SharedBudget) => shared_budget(&mut value),
+        Some(Fault::DedupeProse) => dedupe_prose(case, &mut value),
         Some(Fault::StripHidden) if hidden => {
             if let Value::Object(o) = &mut value {
                 o.remove("tool_artifacts");
@@ -182,6 +183,22 @@ fn shared_budget(value: &mut Value) {
         if let Some(content) = m["content"].as_str() {
             let cut: String = content.chars().take(share).collect();
             m["content"] = Value::String(cut);
+        }
+    }
+}
+
+/// [`Fault::DedupeProse`]: a call whose `data` equals an earlier call's
+/// told so, in place of its prose.
+fn dedupe_prose(case: &Case, value: &mut Value) {
+    let messages = value["messages"].as_array_mut().into_iter().flatten();
+    for (i, (m, call)) in messages.zip(&case.calls).enumerate() {
+        let data = call.result.get("data");
+        let earlier = case.calls[..i]
+            .iter()
+            .find(|c| data.is_some() && c.result.get("data") == data);
+        if let Some(earlier) = earlier {
+            let said = format!("(same result as call {})", earlier.tool_call_id);
+            m["content"] = Value::String(said);
         }
     }
 }

@@ -1244,3 +1244,60 @@ fn a_divergence_a_sibling_showed_is_the_case_sent_and_names_the_sibling() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A runtime that tells a call whose `data` repeats an earlier call's
+/// "(same result as call c1)" is caught by the *alone* sibling: the call
+/// sent alone, as it is, gets its own prose. The marked and canary siblings
+/// cannot show it, since their markers make the two `data` differ. The
+/// reference, given the same twins, sends the call alone never: its prose
+/// is the reference rendering.
+#[test]
+fn a_call_told_same_as_its_twin_is_sent_alone_and_shows_its_own_prose() {
+    let cases = support::tempdir("oracle-alone-case");
+    let case = cases.join("twins.json");
+    std::fs::write(
+        &case,
+        r#"{"calls": [{"tool_call_id": "c1", "result": {"success": true, "data": {"result": "listed 2 files"}}},
+                      {"tool_call_id": "c2", "result": {"success": true, "data": {"result": "listed 2 files"}}}]}"#,
+    )
+    .expect("write");
+    let replay = case.display().to_string();
+    let args = [
+        "--cases",
+        "0",
+        "--no-vectors",
+        "--json",
+        "--replay",
+        &replay,
+    ];
+    let (out, dir) = diff("alone", &args, &["--fault", "dedupe-prose"]);
+    let report: Value = rt_tool_3::wire::parse(&out.stdout).expect("a JSON report");
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    let vector = &report["divergences"][0]["minimal"][0];
+    let sibling = &vector["sibling"];
+    assert_eq!(sibling["name"], "alone", "{vector:#}");
+    // The second twin alone (shrinking may have made `success` simpler).
+    let alone = &sibling["case"]["calls"];
+    assert_eq!(alone.as_array().map(Vec::len), Some(1), "{vector:#}");
+    assert_eq!(alone[0]["tool_call_id"], "c2", "{vector:#}");
+    assert_eq!(alone[0]["result"]["data"]["result"], "listed 2 files");
+    assert_eq!(vector["case"]["calls"].as_array().map(Vec::len), Some(2));
+    assert_eq!(vector["violations"][0]["code"], "prose-alone", "{vector:#}");
+    let message = vector["violations"][0]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        message.contains("\"(same result as call c1)\" beside the other calls"),
+        "{message}"
+    );
+    let (out, reference) = diff("alone-reference", &args, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    for d in [dir, reference, cases] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}

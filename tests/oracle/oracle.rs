@@ -346,13 +346,16 @@ fn a_reply_holding_a_lone_surrogate_is_a_divergence_and_the_run_goes_on() {
     // Every case was run and judged, not only those before the first cut.
     assert_eq!(report["cases"], 60 + pinned(), "{report}");
     let divergences = report["divergences"].as_array().expect("divergences");
-    // Three requests for every case, and those of the shrinking.
-    assert_eq!(
-        report["requests"].as_u64(),
-        divergences[0]["shrink_requests"]
-            .as_u64()
-            .map(|n| n + 3 * (60 + pinned() as u64)),
-        "{report}"
+    // Three requests for every case, and those of the shrinking; a case
+    // whose prose the cut made other than the reference's sends one call
+    // alone too (and one whose delivery differs, two more): never more
+    // than six.
+    let cases = 60 + pinned() as u64;
+    let shrinking = divergences[0]["shrink_requests"].as_u64().expect("a count");
+    let requests = report["requests"].as_u64().expect("a count") - shrinking;
+    assert!(
+        (3 * cases..=6 * cases).contains(&requests),
+        "{requests} requests for {cases} cases: {report}"
     );
     assert_eq!(divergences.len(), 1, "{report:#}");
     assert_eq!(divergences[0]["signature"], serde_json::json!(["protocol"]));

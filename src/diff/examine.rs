@@ -30,7 +30,8 @@ pub struct Examined {
 
 /// Runs one case and its two siblings, and judges them together (with
 /// the two more of `Sent::exposure_alone` when its first two runs
-/// deliver differently).
+/// deliver differently, and the one of `Sent::call_alone` when a call's
+/// prose is not the reference's).
 pub fn examine(process: &mut Process, case: &Case, options: Options) -> Result<Examined, Fault> {
     let mut sent = Sent::new(case.clone(), options.prose);
     sent.send(process);

@@ -356,11 +356,15 @@ impl Fault {
             LeakPayload | DecoyProse | ErrorInProse | FailedErrorProse | ReservedInProse
             | StringifyResult | ResultMinusArtifacts | ArtifactsWhenEmpty | ResourceLinkProse
             | MetaProse | FrameworkTextProse => &[Code::ProseCanary],
-            CountInProse | ProseCacheById | PositionInProse | SharedBudget => &[Code::ProseChanged],
-            // Where a repeated `data` can hold no marker (`""`, a number),
-            // the marked and canary siblings show it too.
-            DedupeProse => &[Code::ProseAlone, Code::ProseChanged],
-            SwapProse | MergedProse => &[Code::ProseOfAnotherCall],
+            // A prose numbered by place keeps the first call's number when
+            // that call is sent alone.
+            CountInProse | ProseCacheById | PositionInProse => &[Code::ProseChanged],
+            // The marked and canary siblings show these too: a repeated
+            // `data` that holds no marker (`""`, a number) stays repeated
+            // there, and the canary sibling adds a call to share with.
+            DedupeProse | SharedBudget => &[Code::ProseAlone, Code::ProseChanged],
+            // Sent alone, a call has no other call's prose to take.
+            SwapProse | MergedProse => &[Code::ProseAlone, Code::ProseOfAnotherCall],
             HiddenDrops | StripHidden | HiddenDropsMedia | DropWhenAuthorHides
             | DropWhenUndecided => &[Code::DeliveryDependsOnExposure],
             KeepMalformed | KeepFailed | TruthySuccess | KeepEmptyType | TypeofObject

@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use super::rebuilt::rebuilt;
-use super::space;
+use super::space::{self, messages};
 use super::Fault;
 use crate::model;
 use crate::wire::{self, Case};
@@ -110,12 +110,7 @@ fn leak_payload(case: &Case, value: &mut Value) {
             }
         }
     }
-    for (m, leak) in value["messages"]
-        .as_array_mut()
-        .into_iter()
-        .flatten()
-        .zip(leaks)
-    {
+    for (m, leak) in messages(value).zip(leaks) {
         let content = format!("{}{leak}", m["content"].as_str().unwrap_or_default());
         m["content"] = Value::String(content);
     }
@@ -123,12 +118,7 @@ fn leak_payload(case: &Case, value: &mut Value) {
 
 /// [`Fault::DecoyProse`]: a result's string `content` for its call's prose.
 fn decoy_prose(case: &Case, value: &mut Value) {
-    for (m, call) in value["messages"]
-        .as_array_mut()
-        .into_iter()
-        .flatten()
-        .zip(&case.calls)
-    {
+    for (m, call) in messages(value).zip(&case.calls) {
         if let Some(Value::String(decoy)) = call.result.get("content") {
             m["content"] = Value::String(decoy.clone());
         }
@@ -138,12 +128,7 @@ fn decoy_prose(case: &Case, value: &mut Value) {
 /// [`Fault::CountInProse`]: how many artifacts a call returned, after its
 /// prose.
 fn count_in_prose(case: &Case, value: &mut Value) {
-    for (m, call) in value["messages"]
-        .as_array_mut()
-        .into_iter()
-        .flatten()
-        .zip(&case.calls)
-    {
+    for (m, call) in messages(value).zip(&case.calls) {
         if let Some(Value::Array(a)) = call
             .result
             .get("artifacts")
@@ -162,12 +147,7 @@ fn count_in_prose(case: &Case, value: &mut Value) {
 /// [`Fault::PositionInProse`]: each prose after its place among the
 /// calls, counted from 1.
 fn position_in_prose(value: &mut Value) {
-    for (i, m) in value["messages"]
-        .as_array_mut()
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
+    for (i, m) in messages(value).enumerate() {
         let content = format!("[{}] {}", i + 1, m["content"].as_str().unwrap_or_default());
         m["content"] = Value::String(content);
     }
@@ -176,8 +156,7 @@ fn position_in_prose(value: &mut Value) {
 /// [`Fault::SharedBudget`]: each prose cut to its even share, in
 /// characters, of [`SHARED_BUDGET`].
 fn shared_budget(value: &mut Value) {
-    let messages = value["messages"].as_array_mut().into_iter().flatten();
-    let messages: Vec<&mut Value> = messages.collect();
+    let messages: Vec<&mut Value> = messages(value).collect();
     let share = SHARED_BUDGET / messages.len().max(1);
     for m in messages {
         if let Some(content) = m["content"].as_str() {
@@ -190,8 +169,7 @@ fn shared_budget(value: &mut Value) {
 /// [`Fault::DedupeProse`]: a call whose `data` equals an earlier call's
 /// told so, in place of its prose.
 fn dedupe_prose(case: &Case, value: &mut Value) {
-    let messages = value["messages"].as_array_mut().into_iter().flatten();
-    for (i, (m, call)) in messages.zip(&case.calls).enumerate() {
+    for (i, (m, call)) in messages(value).zip(&case.calls).enumerate() {
         let data = call.result.get("data");
         let earlier = case.calls[..i]
             .iter()
@@ -209,12 +187,7 @@ const SHARED_BUDGET: usize = 2_000;
 /// [`Fault::SwapProse`]: each call the prose of the next call's `data`.
 fn swap_prose(case: &Case, value: &mut Value) {
     let n = case.calls.len();
-    for (i, m) in value["messages"]
-        .as_array_mut()
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
+    for (i, m) in messages(value).enumerate() {
         m["content"] = model::clause_3_prose(&case.calls[(i + 1) % n])
             .content
             .into();
@@ -225,12 +198,7 @@ fn swap_prose(case: &Case, value: &mut Value) {
 /// [`Fault::ReservedInProse`]: after a call's prose, its `error` (of a
 /// successful call, or of a failed one), or the reserved key of its `data`.
 fn more_prose(case: &Case, f: Fault, value: &mut Value) {
-    for (m, call) in value["messages"]
-        .as_array_mut()
-        .into_iter()
-        .flatten()
-        .zip(&case.calls)
-    {
+    for (m, call) in messages(value).zip(&case.calls) {
         let succeeded = call.result.get("success") == Some(&Value::Bool(true));
         let content = m["content"].as_str().unwrap_or_default().to_owned();
         let more = match (f, call.result.get("error"), call.result.get("data")) {

@@ -216,7 +216,8 @@ fn memo_by_result(case: &Case, value: &mut Value) {
     }
 }
 
-fn messages(value: &mut Value) -> impl Iterator<Item = &mut Value> {
+/// The outcome's messages, each to change in place.
+pub(super) fn messages(value: &mut Value) -> impl Iterator<Item = &mut Value> {
     value["messages"].as_array_mut().into_iter().flatten()
 }
 

@@ -282,10 +282,8 @@ impl Sent {
                 let c = (*c)?;
                 (c != model::clause_3_prose(call).content).then_some((i, c))
             })?;
-        let alone = Case {
-            exposed: self.case.exposed,
-            calls: vec![calls[i].clone()],
-        };
+        self.alone = Some(i);
+        let alone = self.sibling(ALONE);
         let Reply::Outcome(observed) = more(&[&alone]).ok()?.pop()? else {
             return None;
         };
@@ -298,10 +296,9 @@ impl Sent {
             judge::Place::call(i),
             format!(
                 "the prose of call {} is {beside:?} beside the other calls and {by_itself:?} sent alone: prose comes from the call's own data alone (numbered by place, shared out, or drawn from another call)",
-                calls[i].tool_call_id
+                alone.calls[0].tool_call_id
             ),
         );
-        self.alone = Some(i);
         Some((violation, observed))
     }
 

@@ -6,7 +6,7 @@ use std::cell::OnceCell;
 use foldhash::{HashMap, HashMapExt};
 use serde_json::Value;
 
-use super::findings::{Violation, Warning};
+use super::findings::{quoted, Violation, Warning};
 use super::leak::LeakScan;
 use super::pool::Sources;
 use super::{Options, ProseMode};
@@ -101,7 +101,8 @@ impl<'a> Judge<'a> {
             };
             let Some(&c) = self.call_of.get(id) else {
                 let msg = format!(
-                    "messages[{i}] answers tool_call_id {id:?}, which is no call of this invocation"
+                    "messages[{i}] answers tool_call_id {}, which is no call of this invocation",
+                    quoted(id)
                 );
                 let place = Place::message(i, "/tool_call_id");
                 self.violation(Code::MessageUnknownCall, place, msg);
@@ -182,8 +183,9 @@ impl<'a> Judge<'a> {
                 .map_or_else(Vec::new, |scan| scan.leaks(c, content, &mut allowed));
             for &(secret, whose) in &leaks {
                 let msg = format!(
-                    "the prose of call {} contains {secret:?}, found only in {whose}: a call's prose comes from its own data alone",
-                    call.tool_call_id
+                    "the prose of call {} contains {}, found only in {whose}: a call's prose comes from its own data alone",
+                    call.tool_call_id,
+                    quoted(secret)
                 );
                 let place = Place {
                     from: Some(whose.to_owned()),
@@ -197,8 +199,10 @@ impl<'a> Judge<'a> {
                 && content != reference[c].content
             {
                 let msg = format!(
-                    "the prose of call {} is {content:?}, not the reference rendering {:?}",
-                    call.tool_call_id, reference[c].content
+                    "the prose of call {} is {}, not the reference rendering {}",
+                    call.tool_call_id,
+                    quoted(content),
+                    quoted(&reference[c].content)
                 );
                 self.violation(Code::ProseNotReference, at, msg);
             }

@@ -113,3 +113,46 @@ impl fmt::Display for Warning {
         write!(f, "[{}] {}", self.code, self.message)
     }
 }
+
+/// A string as a finding's message quotes it: whole (as Rust's `{:?}`
+/// quotes it) when it is at most [`QUOTED_WHOLE`] characters, else its
+/// first [`QUOTED_HEAD`] characters and, outside the quotes, its length.
+/// A leaked secret or a prose can be any size, and a 32 MB one made a
+/// 32 MB line: `"lorem ipsum dolor …"…[32000000 bytes]` says as much.
+pub(super) fn quoted(s: &str) -> String {
+    match s.char_indices().nth(QUOTED_WHOLE) {
+        None => format!("{s:?}"),
+        Some(_) => {
+            let cut = s
+                .char_indices()
+                .nth(QUOTED_HEAD)
+                .map_or(s.len(), |(at, _)| at);
+            format!("{:?}…[{} bytes]", &s[..cut], s.len())
+        }
+    }
+}
+
+/// The most characters [`quoted`] shows whole.
+const QUOTED_WHOLE: usize = 200;
+
+/// How many characters [`quoted`] shows of a longer string.
+const QUOTED_HEAD: usize = 100;
+
+#[cfg(test)]
+mod tests {
+    use super::quoted;
+
+    /// Short strings whole; a longer one cut at 100 characters (whole
+    /// characters, however many bytes each takes), its length in bytes.
+    #[test]
+    fn quoted_cuts_strings_over_200_characters_at_100() {
+        assert_eq!(quoted("a \"b\"\n"), "\"a \\\"b\\\"\\n\"");
+        let at_most = "é".repeat(200);
+        assert_eq!(quoted(&at_most), format!("{at_most:?}"));
+        let longer = "é".repeat(201);
+        assert_eq!(
+            quoted(&longer),
+            format!("\"{}\"…[402 bytes]", "é".repeat(100))
+        );
+    }
+}

@@ -5,6 +5,7 @@ use foldhash::{HashMap, HashMapExt};
 use serde_json::Value;
 
 use super::clauses::Judge;
+use super::findings::quoted;
 use super::json::{first_difference, json_eq, json_hash, Eq};
 use super::pool::{lenient_pool, Pool, Source, Sources};
 use crate::code::{self, Code, Place};
@@ -220,7 +221,7 @@ impl<'a> Judge<'a> {
             .filter(|k| !["type", "payload", "tool_call_id"].contains(&k.as_str()))
             .collect();
         if let Some(first) = extra.first() {
-            let shown: Vec<String> = extra.iter().map(|k| format!("{k:?}")).collect();
+            let shown: Vec<String> = extra.iter().map(|k| quoted(k)).collect();
             let msg = format!(
                 "tool_artifacts[{i}] carries key(s) {} beyond type, payload and tool_call_id: a tool smuggled them through",
                 shown.join(", ")
@@ -276,7 +277,7 @@ impl<'a> Judge<'a> {
                 if let Some((p, _)) = pool.unused(None, kind_, payload, hash) {
                     pool.used[p] = true;
                 }
-                let msg = format!("tool_artifacts[{i}] carries tool_call_id {id:?}, which is no call of this invocation");
+                let msg = format!("tool_artifacts[{i}] carries tool_call_id {}, which is no call of this invocation", quoted(id));
                 let place = Place::entry(i, "/tool_call_id");
                 (Code::UnknownCallId, place, msg)
             }

@@ -1459,16 +1459,31 @@ fn candidate(s: &str) -> bool {
 /// contains, each once, in the order `c2` returns them (¶3: each is a
 /// string found only outside `c1`'s data), and none if it contains none.
 fn leaks_are_what_the_prose_contains(others: &[String], prose: &str) {
-    let mut said: Vec<String> = Vec::new();
+    let mut leaked: Vec<&String> = Vec::new();
     for s in others {
-        let line = format!(
-            "the prose of call c1 contains {s:?}, found only in the data of call c2: a call's prose comes from its own data alone"
-        );
-        if candidate(s) && prose.contains(s.as_str()) && !said.contains(&line) {
-            said.push(line);
+        if candidate(s) && prose.contains(s.as_str()) && !leaked.contains(&s) {
+            leaked.push(s);
         }
     }
+    let said: Vec<String> = leaked
+        .into_iter()
+        .map(|s| {
+            format!(
+                "the prose of call c1 contains {}, found only in the data of call c2: a call's prose comes from its own data alone",
+                quoted(s)
+            )
+        })
+        .collect();
     assert_eq!(leaks_of_c1(others, prose), said, "{others:?} in {prose:?}");
+}
+
+/// A leaked string as the message quotes it: whole up to 200 characters,
+/// else its first 100 and its length in bytes.
+fn quoted(s: &str) -> String {
+    match s.char_indices().nth(100) {
+        Some((cut, _)) if s.chars().count() > 200 => format!("{:?}…[{} bytes]", &s[..cut], s.len()),
+        _ => format!("{s:?}"),
+    }
 }
 
 /// `c1`'s data the strings `own` against `c2`'s strings `others`: what

@@ -173,14 +173,28 @@ impl<'a> Judge<'a> {
         reference: &[Message],
     ) {
         let calls = &self.case.calls;
-        let scan = (!self.options.siblings).then(|| LeakScan::new(self.case, self.options.prose));
-        let mut allowed = vec![0; scan.as_ref().map_or(0, |s| s.strings.len())];
+        // Built for the first prose that is read, if one is.
+        let mut scan: Option<LeakScan<'_>> = None;
+        let mut allowed = Vec::new();
         for (c, (call, content)) in calls.iter().zip(contents).enumerate() {
             let Some(content) = content else { continue };
             let at = Place::message(message_at[c], "/content").of_call(Some(c));
-            let leaks = scan
-                .as_ref()
-                .map_or_else(Vec::new, |scan| scan.leaks(c, content, &mut allowed));
+            // A prose that is the reference rendering of the call's own
+            // `data` holds nothing the call may not draw on: the scan
+            // excuses whatever a rendering of that `data` holds, and this
+            // is one ([`LeakScan::leaks`]). Such a prose, the usual one
+            // for a string `data`, is compared, not read.
+            let rendered = reference.get(c).is_some_and(|m| m.content == content);
+            let leaks = if self.options.siblings || rendered {
+                Vec::new()
+            } else {
+                let scan = scan.get_or_insert_with(|| {
+                    let scan = LeakScan::new(self.case, self.options.prose);
+                    allowed = vec![0; scan.strings.len()];
+                    scan
+                });
+                scan.leaks(c, content, &mut allowed)
+            };
             for &(secret, whose) in &leaks {
                 let msg = format!(
                     "the prose of call {} contains {}, found only in {whose}: a call's prose comes from its own data alone",

@@ -196,7 +196,10 @@ fn the_total_is_every_step_of_every_kind() {
 fn every_kind_of_step_is_counted_for_each_judgement() {
     let artifacts: Vec<Value> = (0..10).map(note).collect();
     let observed: Vec<Value> = artifacts.iter().rev().map(|a| landed(a, "c0")).collect();
-    let (case, observed) = (one_call(artifacts), outcome(observed));
+    let (case, mut observed) = (one_call(artifacts), outcome(observed));
+    // A prose in words of its own, which the leak scan reads (the
+    // reference rendering it only compares).
+    observed["messages"][0]["content"] = json!("the tool said: ok");
     let (_, first) = judged(&case, &observed);
     let (_, again) = judged(&case, &observed);
     assert_eq!(
@@ -270,6 +273,8 @@ fn the_leak_scan_reads_each_text_once() {
 /// A prose drawn from its own `data` alone is the only text the leak scan
 /// reads, however large that `data`: what a call may draw on is read only
 /// to excuse a string the prose shares with something else in the case.
+/// A prose that is the reference rendering of that `data` is not read at
+/// all, and no scan is built for it.
 #[test]
 fn a_prose_from_its_own_data_is_the_only_text_read() {
     let data = |call: usize| -> Vec<String> {
@@ -288,6 +293,14 @@ fn a_prose_from_its_own_data_is_the_only_text_read() {
             .map(|c| o["messages"][c]["content"].as_str().map_or(0, str::len) as u64)
             .sum()
     };
+    let (j, work) = judged(&case, &observed);
+    assert!(j.conforms(), "{:?}", j.violations);
+    assert_eq!((work.scanned, work.built), (0, 0), "{work:?}");
+    // The same data in another rendering, indented: read once, and only it.
+    for c in 0..2 {
+        observed["messages"][c]["content"] =
+            json!(serde_json::to_string_pretty(&data(c)).expect("encodes"));
+    }
     let (j, work) = judged(&case, &observed);
     assert!(j.conforms(), "{:?}", j.violations);
     assert_eq!(work.scanned, prose(&observed), "{work:?}");
@@ -392,7 +405,9 @@ fn a_long_string_in_data_and_prose_is_linear_and_its_window_bounded() {
         let s = long_text(n);
         let case = json!({"exposed": true, "calls": [{"tool_call_id": "c0",
             "result": {"success": true, "data": s}}]});
-        let (j, work) = judged(&case, &with_prose(&case, &s));
+        // In words of the runtime's own, so that the prose is read, not
+        // only compared with the reference rendering.
+        let (j, work) = judged(&case, &with_prose(&case, &format!("the tool said: {s}")));
         assert!(j.conforms(), "{:?}", j.violations);
         work
     });

@@ -269,6 +269,8 @@ struct Text<'s, 'c> {
     pending: Vec<u8>,
     /// The match states met, each read once, and the strings they found.
     seen: HashSet<StateID>,
+    /// The last match state met.
+    last_seen: Option<StateID>,
     found: Vec<usize>,
     /// Each window met with candidates longer than it: those not found
     /// yet in this text (each is found once), and how far each agreed
@@ -305,6 +307,7 @@ impl<'s, 'c> Text<'s, 'c> {
             start: state,
             pending: Vec::new(),
             seen: HashSet::new(),
+            last_seen: None,
             found: Vec::new(),
             groups: Vec::new(),
             long_at: HashMap::new(),
@@ -364,8 +367,9 @@ impl<'s, 'c> Text<'s, 'c> {
             }
             // A state holds every window that ends where it is, overlaps
             // included, so reading each once finds every candidate that is
-            // its window whole.
-            if self.seen.insert(state) {
+            // its window whole. A text that repeats meets the same state
+            // again and again: the last one met is not looked up again.
+            if self.last_seen != Some(state) && self.seen.insert(state) {
                 let scan = self.scan;
                 self.found.extend(
                     (0..automaton.match_len(state)).filter_map(|m| {
@@ -373,6 +377,7 @@ impl<'s, 'c> Text<'s, 'c> {
                     }),
                 );
             }
+            self.last_seen = Some(state);
             if !self.scan.long {
                 continue;
             }

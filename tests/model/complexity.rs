@@ -549,10 +549,16 @@ fn a_long_leak_is_read_once_and_compared_once() {
 /// Two strings that agree with a repeating prose for 1,000 bytes and then
 /// do not: their window is met at every repeat (every 18 bytes), and the
 /// scan confirms the repeat once over the prose rather than comparing
-/// them again at each. So it reads the prose twice (once through the
-/// automaton, once to confirm it repeats) and each string's 1,000 bytes
-/// once; near the end, where the prose stops before the strings could,
-/// it looks at both strings at each of the last meetings (55 or so).
+/// them again at each, and its automaton jumps over the repeat but for
+/// the last 1,000 bytes, where the strings could go past the prose's end.
+/// So it reads the prose once (to confirm it repeats), and then: the
+/// automaton its first two repeats and its last 1,000 bytes; each
+/// string's 1,000 bytes either side of the jump (the walks start afresh
+/// after it); the repeat again over the last 1,000 bytes; and at the
+/// last meetings, where the prose stops before the strings could, both
+/// strings at each (55 or so): a few thousand bytes past the prose's
+/// length, where reading it through the automaton too would take twice
+/// that length.
 #[test]
 fn a_repeating_prose_is_confirmed_once_not_compared_at_each_repeat() {
     let p = 100_000;
@@ -564,7 +570,7 @@ fn a_repeating_prose_is_confirmed_once_not_compared_at_each_repeat() {
     assert!(!leak);
     let p = p as u64;
     assert!(
-        work.scanned >= 2 * p && work.scanned <= 2 * p + 2 * 1_000 + 200,
+        work.scanned >= p && work.scanned <= p + 5 * 1_000 + 200,
         "{work:?}"
     );
 }

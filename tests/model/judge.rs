@@ -1605,6 +1605,30 @@ proptest! {
         candidates_are_what_the_data_lacks(&others, &own);
     }
 
+    /// A prose that repeats one unit for thousands of bytes between a
+    /// head and a tail, against strings of that unit repeated and a tail
+    /// of their own: the scan's automaton jumps over most of the repeat
+    /// (`Text::periods_to_skip`), and each string is still named exactly
+    /// when the prose holds it, those that run into the prose's tail
+    /// included.
+    #[test]
+    fn strings_of_a_long_repeat_are_found_where_the_automaton_jumps(
+        unit in prop::collection::vec(token(), 1..5),
+        times in 300..900usize,
+        head in prop::collection::vec(token(), 0..3),
+        tail in prop::collection::vec(token(), 0..4),
+        others in prop::collection::vec(
+            (20..120usize, prop::collection::vec(token(), 0..4)), 1..6),
+    ) {
+        let unit = unit.concat();
+        let prose = format!("{}{}{}", head.concat(), unit.repeat(times), tail.concat());
+        let others: Vec<String> = others
+            .into_iter()
+            .map(|(n, end)| unit.repeat(n) + &end.concat())
+            .collect();
+        leaks_are_what_the_prose_contains(&others, &prose);
+    }
+
     /// Strings that start with one window, in a prose that meets that
     /// window again and again at steps that change: each string is named
     /// exactly when the prose holds it.

@@ -33,7 +33,7 @@ use serde_json::Value;
 
 pub use crate::code::{Cite, Clause, Code, Place};
 use crate::model::{self, Zone};
-use crate::wire::{kind, Case, Outcome};
+use crate::wire::{kind, Case, Landed, Message, Outcome};
 
 mod clauses;
 mod findings;
@@ -148,13 +148,14 @@ impl fmt::Display for NotAnOutcome {
 
 /// Judges an observed outcome against the rule.
 pub fn judge(case: &Case, observed: &Value, options: Options) -> Result<Judgement, NotAnOutcome> {
-    judge_against(
-        case,
-        model::zone(case),
-        &model::outcome(case),
-        observed,
-        options,
-    )
+    let reference = model::reference(case);
+    let zone = model::zone(case);
+    let want = Wanted {
+        messages: &reference.messages,
+        artifacts: &reference.tool_artifacts,
+        exposed: reference.exposed,
+    };
+    judge_wanted(case, zone, want, observed, options)
 }
 
 /// [`judge`], with the case's zone and its reference outcome
@@ -165,6 +166,31 @@ pub fn judge_against(
     case: &Case,
     zone: Zone,
     reference: &Outcome,
+    observed: &Value,
+    options: Options,
+) -> Result<Judgement, NotAnOutcome> {
+    let artifacts: Vec<Landed<'_>> = reference.tool_artifacts.iter().map(Landed::from).collect();
+    let want = Wanted {
+        messages: &reference.messages,
+        artifacts: &artifacts,
+        exposed: reference.exposed,
+    };
+    judge_wanted(case, zone, want, observed, options)
+}
+
+/// What the judge holds an outcome against: the reference outcome, its
+/// artifacts borrowed (from the case, or from an [`Outcome`]).
+#[derive(Clone, Copy)]
+struct Wanted<'r> {
+    messages: &'r [Message],
+    artifacts: &'r [Landed<'r>],
+    exposed: bool,
+}
+
+fn judge_wanted(
+    case: &Case,
+    zone: Zone,
+    reference: Wanted<'_>,
     observed: &Value,
     options: Options,
 ) -> Result<Judgement, NotAnOutcome> {
@@ -195,13 +221,9 @@ pub fn judge_against(
     }
     let exposed = j.exposure(observed.get("exposed"), reference.exposed);
     let start = j.violations.len();
-    j.artifacts(
-        observed.get("tool_artifacts"),
-        &reference.tool_artifacts,
-        exposed,
-    );
+    j.artifacts(observed.get("tool_artifacts"), reference.artifacts, exposed);
     let port = start..j.violations.len();
-    j.prose(observed.get("messages"), &reference.messages);
+    j.prose(observed.get("messages"), reference.messages);
     Ok(Judgement {
         zone,
         violations: j.violations,

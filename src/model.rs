@@ -23,13 +23,18 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::wire::{kind, write_sorted, Call, Case, Message, Outcome, ToolArtifact};
+use crate::wire::{kind, write_sorted, Call, Case, Landed, Message, Outcome, Reference};
 
 /// The reference outcome of a case: the four clauses put together.
 pub fn outcome(case: &Case) -> Outcome {
-    Outcome {
+    reference(case).to_outcome()
+}
+
+/// [`outcome`], its artifacts borrowed from the case.
+pub fn reference(case: &Case) -> Reference<'_> {
+    Reference {
         messages: case.calls.iter().map(clause_3_prose).collect(),
-        tool_artifacts: clause_4_delivery(&case.calls),
+        tool_artifacts: clause_4_delivery(&case.calls).collect(),
         exposed: clause_2_not_exposed_by_default(case.exposed),
     }
 }
@@ -42,11 +47,14 @@ pub fn outcome(case: &Case) -> Outcome {
 /// an entry `{"type": "link", "payload": {…}, "tool_call_id": "c2", "Type": "x"}`
 /// returned by call `c1` lands as `{"type": "link", "payload": {…},
 /// "tool_call_id": "c1"}`.
-pub fn clause_1_key_by_key(call: &Call) -> impl Iterator<Item = ToolArtifact> + '_ {
-    rt_tool_2_kept(&call.result).map(|(kind, payload)| ToolArtifact {
-        kind: kind.to_owned(),
-        payload: payload.clone(),
-        tool_call_id: call.tool_call_id.clone(),
+///
+/// Each entry borrows its parts from the case; [`Landed::to_artifact`]
+/// copies them into the entry the port carries.
+pub fn clause_1_key_by_key(call: &Call) -> impl Iterator<Item = Landed<'_>> + '_ {
+    rt_tool_2_kept(&call.result).map(|(kind, payload)| Landed {
+        kind,
+        payload,
+        tool_call_id: &call.tool_call_id,
     })
 }
 
@@ -112,8 +120,8 @@ pub fn without_reserved_key(data: &Value) -> Cow<'_, Value> {
 /// Clause 4: the run's artifacts, in call order then each result's own order.
 ///
 /// Exposure is not an argument: delivery cannot depend on it.
-pub fn clause_4_delivery(calls: &[Call]) -> Vec<ToolArtifact> {
-    calls.iter().flat_map(clause_1_key_by_key).collect()
+pub fn clause_4_delivery(calls: &[Call]) -> impl Iterator<Item = Landed<'_>> + '_ {
+    calls.iter().flat_map(clause_1_key_by_key)
 }
 
 /// RT-TOOL-2's filter: the `(type, payload)` of each entry a result keeps.

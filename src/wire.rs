@@ -34,6 +34,6 @@ mod write;
 pub use parse::{parse, within_depth, Refusal, MAX_DEPTH};
 pub use raw::{RawCase, PLACEHOLDER};
 pub use refuse::kind;
-pub use shapes::{Call, Case, Message, Outcome, ToolArtifact, RESERVED_KEY};
+pub use shapes::{Call, Case, Landed, Message, Outcome, Reference, ToolArtifact, RESERVED_KEY};
 pub use surrogates::{lone_mark, lone_surrogates, parse_reply, shown_lone};
 pub use write::{exposed_json, write_sorted, write_value, CaseSpans};

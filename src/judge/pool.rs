@@ -9,7 +9,7 @@ use super::json::{json_eq, json_hash, unencodable_replaced, Eq};
 use super::work::tally;
 use crate::code::Place;
 use crate::model;
-use crate::wire::{kind, Case, ToolArtifact};
+use crate::wire::{kind, Case, Landed, ToolArtifact};
 
 /// Where an observed artifact's `type` and `payload` came from.
 pub(super) enum Source<'v> {
@@ -69,7 +69,7 @@ impl Bucket {
 /// the call id and `type` exactly (each numbered), the payload by
 /// [`json_hash`], so `1` finds `1.0`, then checked with [`json_eq`].
 pub(super) struct Pool<'p> {
-    pub(super) artifacts: &'p [ToolArtifact],
+    pub(super) artifacts: &'p [Landed<'p>],
     /// Which artifacts an observed entry has matched.
     pub(super) used: Vec<bool>,
     /// Each artifact's index among its call's.
@@ -93,8 +93,8 @@ pub(super) struct Pool<'p> {
 }
 
 impl<'p> Pool<'p> {
-    pub(super) fn new(artifacts: &'p [ToolArtifact]) -> Pool<'p> {
-        let hashes: Vec<u64> = artifacts.iter().map(|a| json_hash(&a.payload)).collect();
+    pub(super) fn new(artifacts: &'p [Landed<'p>]) -> Pool<'p> {
+        let hashes: Vec<u64> = artifacts.iter().map(|a| json_hash(a.payload)).collect();
         let (mut ids, mut kinds) = (HashMap::new(), HashMap::new());
         let number = |map: &mut HashMap<&'p str, usize>, s: &'p str| {
             let next = map.len();
@@ -102,12 +102,7 @@ impl<'p> Pool<'p> {
         };
         let numbers: Vec<(usize, usize)> = artifacts
             .iter()
-            .map(|a| {
-                (
-                    number(&mut ids, &a.tool_call_id),
-                    number(&mut kinds, &a.kind),
-                )
-            })
+            .map(|a| (number(&mut ids, a.tool_call_id), number(&mut kinds, a.kind)))
             .collect();
         // Each artifact's index among its call's: how many of that call's
         // came before it.
@@ -165,7 +160,7 @@ impl<'p> Pool<'p> {
         let mut eq = Eq::Different;
         bucket
             .first(Some(&self.used), |p| {
-                eq = json_eq(&artifacts[p].payload, payload);
+                eq = json_eq(artifacts[p].payload, payload);
                 eq != Eq::Different
             })
             .map(|p| (p, eq))
@@ -178,7 +173,7 @@ impl<'p> Pool<'p> {
         by_artifact(&mut self.by_artifact, &self.numbers, &self.hashes)
             .get_mut(&(kind, hash))?
             .first(None, |p| {
-                json_eq(&artifacts[p].payload, payload) != Eq::Different
+                json_eq(artifacts[p].payload, payload) != Eq::Different
             })
     }
 
@@ -212,14 +207,14 @@ impl<'p> Pool<'p> {
         let index = self.unencodable.get_or_insert_with(|| {
             let mut index: HashMap<(usize, usize), Bucket> = HashMap::new();
             for (p, &key) in numbers.iter().enumerate() {
-                if !model::encodable(&artifacts[p].payload) {
+                if !model::encodable(artifacts[p].payload) {
                     index.entry(key).or_default().items.push(p);
                 }
             }
             index
         });
         let p = index.get_mut(&key)?.first(Some(&self.used), |_| true)?;
-        unencodable_replaced(&artifacts[p].payload, payload).map(|at| (p, at))
+        unencodable_replaced(artifacts[p].payload, payload).map(|at| (p, at))
     }
 
     /// "artifact 2" of its call: the index among the call's kept artifacts.
@@ -235,9 +230,7 @@ impl<'p> Pool<'p> {
         mut place: Place,
         call_of: &HashMap<&str, usize>,
     ) -> Place {
-        place.call = call_of
-            .get(self.artifacts[p].tool_call_id.as_str())
-            .copied();
+        place.call = call_of.get(self.artifacts[p].tool_call_id).copied();
         place.artifact = Some(self.kept[p]);
         place
     }
@@ -402,6 +395,14 @@ pub(crate) fn candidate_entries(result: &Value) -> Vec<(Holder, usize, &Value)> 
 /// entry and as a map of entries) and of the reserved key in its `data`,
 /// unless the call did not succeed ([`may_deliver`]).
 pub fn lenient_pool(case: &Case) -> Vec<ToolArtifact> {
+    lenient_landed(case)
+        .into_iter()
+        .map(Landed::to_artifact)
+        .collect()
+}
+
+/// [`lenient_pool`], borrowed from the case.
+pub(super) fn lenient_landed(case: &Case) -> Vec<Landed<'_>> {
     let mut pool = Vec::new();
     for call in &case.calls {
         if !may_deliver(&call.result) {
@@ -411,10 +412,10 @@ pub fn lenient_pool(case: &Case) -> Vec<ToolArtifact> {
             candidate_entries(&call.result)
                 .into_iter()
                 .filter_map(|(_, _, e)| model::well_formed(e))
-                .map(|(k, p)| ToolArtifact {
-                    kind: k.to_owned(),
-                    payload: p.clone(),
-                    tool_call_id: call.tool_call_id.clone(),
+                .map(|(kind, payload)| Landed {
+                    kind,
+                    payload,
+                    tool_call_id: &call.tool_call_id,
                 }),
         );
     }

@@ -7,10 +7,10 @@ use serde_json::Value;
 use super::clauses::Judge;
 use super::findings::quoted;
 use super::json::{first_difference, json_eq, json_hash, Eq};
-use super::pool::{lenient_pool, Pool, Source, Sources};
+use super::pool::{lenient_landed, Pool, Source, Sources};
 use crate::code::{self, Code, Place};
 use crate::model;
-use crate::wire::{self, kind, ToolArtifact};
+use crate::wire::{self, kind, Landed};
 
 impl<'a> Judge<'a> {
     /// Clause 1 and RT-TOOL-2 (and clause 4 where one outcome shows it, and
@@ -18,7 +18,7 @@ impl<'a> Judge<'a> {
     pub(super) fn artifacts(
         &mut self,
         observed: Option<&Value>,
-        reference: &[ToolArtifact],
+        reference: &[Landed<'_>],
         exposed: Option<bool>,
     ) {
         let hidden = exposed == Some(false);
@@ -45,7 +45,7 @@ impl<'a> Judge<'a> {
         let mut pool = Pool::new(if determined {
             reference
         } else {
-            lenient = lenient_pool(self.case);
+            lenient = lenient_landed(self.case);
             &lenient
         });
         let order = self.match_entries(entries, &mut pool);
@@ -109,7 +109,7 @@ impl<'a> Judge<'a> {
         // implementation's language: RT-TOOL-6 drops it with a warning.
         let (unencodable, missing): (Vec<usize>, Vec<usize>) = missing
             .into_iter()
-            .partition(|&p| !model::encodable(&pool.artifacts[p].payload));
+            .partition(|&p| !model::encodable(pool.artifacts[p].payload));
         for p in unencodable {
             let msg = format!(
                 "{} of call {} is missing; its payload holds a number no IEEE double can hold, which may not encode in the implementation's language, and RT-TOOL-6 drops such an artifact with a warning",
@@ -153,13 +153,13 @@ impl<'a> Judge<'a> {
         let delivered = used.iter().filter(|&&u| u).count();
         let delivered_bytes: usize = (0..artifacts.len())
             .filter(|&p| used[p])
-            .map(|p| model::encoded_len(&artifacts[p].payload))
+            .map(|p| model::encoded_len(artifacts[p].payload))
             .sum();
         let owed: Vec<String> = missing
             .iter()
             .filter(|&&p| {
-                let size = model::encoded_len(&artifacts[p].payload);
-                !model::may_drop(&artifacts[p].payload, size, delivered, delivered_bytes)
+                let size = model::encoded_len(artifacts[p].payload);
+                !model::may_drop(artifacts[p].payload, size, delivered, delivered_bytes)
             })
             .map(|&p| {
                 format!(
@@ -189,10 +189,10 @@ impl<'a> Judge<'a> {
 
     /// A warning for each call whose artifacts arrived in another order
     /// than it returned them (the order across calls is free).
-    fn order_within_calls(&mut self, pool: &[ToolArtifact], order: &[usize]) {
+    fn order_within_calls(&mut self, pool: &[Landed<'_>], order: &[usize]) {
         let mut arrived: HashMap<&str, Vec<usize>> = HashMap::new();
         for &p in order {
-            arrived.entry(&pool[p].tool_call_id).or_default().push(p);
+            arrived.entry(pool[p].tool_call_id).or_default().push(p);
         }
         for (c, call) in self.case.calls.iter().enumerate() {
             let id = call.tool_call_id.as_str();
@@ -347,7 +347,7 @@ impl<'a> Judge<'a> {
             "tool_artifacts[{i}] (call {id}, type {}) is {} of call {id} with {} at {}, a number no IEEE double can hold, delivered as {}: RT-TOOL-6 drops an artifact whose payload does not encode, with a warning, and does not alter it (a payload passes through unchanged, RT-TOOL-3 ¶1)",
             want.kind,
             pool.kept_name(p),
-            shown(&want.payload),
+            shown(want.payload),
             if at.is_empty() { "its root" } else { &at },
             shown(payload),
         );
@@ -371,7 +371,7 @@ impl<'a> Judge<'a> {
             Some(p) => {
                 pool.used[p] = true;
                 let want = &pool.artifacts[p];
-                let at = first_difference(&want.payload, payload).unwrap_or_default();
+                let at = first_difference(want.payload, payload).unwrap_or_default();
                 // A string there cut between the halves of a surrogate
                 // pair ([`wire::parse_reply`]) is said so.
                 let cut = payload
@@ -438,7 +438,7 @@ impl<'a> Judge<'a> {
         };
         let of_call = |call: usize| first(sources.of_call.get(&(call, kind_hash, hash)));
         let artifacts = pool.artifacts;
-        let call_of = |p: usize| self.call_of.get(artifacts[p].tool_call_id.as_str());
+        let call_of = |p: usize| self.call_of.get(artifacts[p].tool_call_id);
         let found = match pool.unused(None, kind_, payload, hash) {
             // A kept entry whose call still misses it.
             Some((p, _)) => call_of(p).and_then(|&c| of_call(c)),

@@ -50,6 +50,33 @@ pub struct Outcome {
     pub exposed: bool,
 }
 
+/// An [`Outcome`] whose artifacts borrow from the case ([`Landed`]): what
+/// the judge holds an observed outcome against.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reference<'a> {
+    /// One message per call, in call order.
+    pub messages: Vec<Message>,
+    /// Every call's kept artifacts.
+    pub tool_artifacts: Vec<Landed<'a>>,
+    /// Whether the author sees the `tool_artifacts` port.
+    pub exposed: bool,
+}
+
+impl Reference<'_> {
+    /// The outcome, its artifacts copied.
+    pub fn to_outcome(self) -> Outcome {
+        Outcome {
+            messages: self.messages,
+            tool_artifacts: self
+                .tool_artifacts
+                .into_iter()
+                .map(Landed::to_artifact)
+                .collect(),
+            exposed: self.exposed,
+        }
+    }
+}
+
 /// The prose fed back to the model for one call.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -71,6 +98,47 @@ pub struct ToolArtifact {
     pub payload: Value,
     /// The id of the call that produced the artifact.
     pub tool_call_id: String,
+}
+
+/// A [`ToolArtifact`] as the model builds it from a case, borrowing the
+/// artifact's `type` and `payload` and the call's id rather than copying
+/// them: the judge holds a run's artifacts so, and a payload of many
+/// megabytes is not copied to be compared.
+#[derive(Clone, Copy, PartialEq)]
+pub struct Landed<'a> {
+    /// The artifact's own `type`.
+    pub kind: &'a str,
+    /// The artifact's own `payload`, unchanged.
+    pub payload: &'a Value,
+    /// The id of the call that produced the artifact.
+    pub tool_call_id: &'a str,
+}
+
+impl Landed<'_> {
+    /// The entry as the port carries it, its parts copied.
+    pub fn to_artifact(self) -> ToolArtifact {
+        ToolArtifact {
+            kind: self.kind.to_owned(),
+            payload: self.payload.clone(),
+            tool_call_id: self.tool_call_id.to_owned(),
+        }
+    }
+}
+
+impl<'a> From<&'a ToolArtifact> for Landed<'a> {
+    fn from(a: &'a ToolArtifact) -> Landed<'a> {
+        Landed {
+            kind: &a.kind,
+            payload: &a.payload,
+            tool_call_id: &a.tool_call_id,
+        }
+    }
+}
+
+impl fmt::Debug for Landed<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}⟨{} {}⟩", self.tool_call_id, self.kind, self.payload)
+    }
 }
 
 /// Debug output in the domain's notation: the call id, then the artifact.

@@ -86,9 +86,6 @@ pub(super) struct LeakScan<'c> {
     automaton: Option<NFA>,
     /// Whether some candidate is longer than its window.
     long: bool,
-    /// The bytes of the longest candidate: no walk along a text goes
-    /// further from where its window starts.
-    longest: usize,
 }
 
 impl<'c> LeakScan<'c> {
@@ -159,7 +156,6 @@ impl<'c> LeakScan<'c> {
             longer: Vec::new(),
             automaton: None,
             long: false,
-            longest: 0,
         }
     }
 
@@ -182,7 +178,6 @@ impl<'c> LeakScan<'c> {
             }
         }
         scan.long = scan.longer.iter().any(|l| !l.nodes.is_empty());
-        scan.longest = scan.strings.iter().map(|(s, _)| s.len()).max().unwrap_or(0);
         if !scan.windows.is_empty() {
             tally(|w| w.built += scan.windows.iter().map(|w| w.len() as u64).sum::<u64>());
             scan.automaton = NFA::new(&scan.windows).ok();
@@ -429,13 +424,14 @@ impl<'s, 'c> Text<'s, 'c> {
     /// from `at` to `to` each state is the one `step` back: the same
     /// candidates found, the same windows met, and where a window is met
     /// the text agrees with where it was met a step back as far as a walk
-    /// can go ([`LeakScan::longest`]), if that stays short of `to`. So the
-    /// automaton can go on from `at + k·step` in the state it has now,
-    /// for any `k` that keeps every walk it skips short of `to`. Every
-    /// window's walk is then started afresh where it is next met, which
-    /// costs up to `longest` bytes a window: a jump is taken only when it
-    /// passes four times as many bytes, so that what the jumps cost stays
-    /// within what the text's bytes cost.
+    /// can go (its window's longest candidate not found yet), if that
+    /// stays short of `to`. So the automaton can go on from `at + k·step`
+    /// in the state it has now, for any `k` that keeps every walk it skips
+    /// short of `to`. Every window's walk is then started afresh where it
+    /// is next met, which costs up to its longest candidate not found: a
+    /// jump is taken only when it passes four times what those walks can
+    /// cost, so that what the jumps cost stays within what the text's
+    /// bytes cost.
     ///
     /// For example, a 16 MB prose of one phrase of 18 bytes and 16,000
     /// candidates of 1,000 bytes of that phrase and a number: the walks
@@ -443,11 +439,19 @@ impl<'s, 'c> Text<'s, 'c> {
     /// meeting, and the automaton jumps from there to 1,000 bytes before
     /// the end.
     fn periods_to_skip(&mut self, at: usize, step: usize, to: usize) -> Option<usize> {
-        let longest = self.scan.longest;
-        let periods = to.checked_sub(at + longest)? / step;
+        // The furthest a walk can go; past `at`, at least the next byte
+        // is read.
+        let walks = |g: &Group| if g.left > 0 { g.longest } else { 0 };
+        let reach = self.groups.iter().map(walks).max().unwrap_or(0).max(1);
+        let periods = to.checked_sub(at + reach)? / step;
         let skip = periods * step;
-        let restarted = self.groups.iter().filter(|g| g.at.is_some()).count();
-        if skip == 0 || skip <= longest.saturating_mul(4).saturating_mul(restarted) {
+        let restarts: usize = self
+            .groups
+            .iter()
+            .filter(|g| g.at.is_some())
+            .map(|g| walks(g) + WINDOW)
+            .sum();
+        if skip == 0 || skip <= restarts.saturating_mul(4) {
             return None;
         }
         self.groups.iter_mut().for_each(Group::restart);
@@ -482,12 +486,12 @@ impl<'s, 'c> Text<'s, 'c> {
     /// Where the walk can find nothing new and the text repeats the step
     /// between the last two meetings from `at` on, that step and where the
     /// repeat ends, for [`Text::periods_to_skip`].
+    ///
+    /// A window whose candidates are all found is walked no more, but its
+    /// repeats are still checked, so that the automaton can jump over them.
     fn compare(&mut self, group: usize, text: &[u8], at: usize) -> Option<(usize, usize)> {
         let (strings, group) = (&self.scan.strings, &mut self.groups[group]);
         let trie = &self.scan.longer[group.window];
-        if group.left == 0 {
-            return None;
-        }
         let j = match group.at.replace(at) {
             None => 0,
             Some(before) => {
@@ -512,7 +516,7 @@ impl<'s, 'c> Text<'s, 'c> {
                 group.repeats_to = to;
                 // The walk goes as before, where the repeat goes past the
                 // byte it stopped at.
-                if to > at + group.reach {
+                if group.left == 0 || to > at + group.reach {
                     return group
                         .period
                         .filter(|&(_, start)| start <= at)
@@ -521,6 +525,9 @@ impl<'s, 'c> Text<'s, 'c> {
                 to - at
             }
         };
+        if group.left == 0 {
+            return None;
+        }
         // The walk as far as the text repeats it: the root, and the nodes
         // it passed that start before byte `j` (one that starts at `j` was
         // taken for the byte there, which the text no longer holds).
@@ -668,6 +675,9 @@ impl Trie {
 struct Group {
     /// The window, in [`LeakScan::longer`].
     window: usize,
+    /// The bytes of its longest candidate: no walk goes further from where
+    /// the window starts.
+    longest: usize,
     /// For each node of the trie, whether its candidate was found.
     found: Vec<bool>,
     /// How many of the window's candidates are not found yet.
@@ -693,6 +703,7 @@ impl Group {
     fn new(window: usize, trie: &Trie) -> Group {
         Group {
             window,
+            longest: trie.nodes.iter().map(|n| n.end).max().unwrap_or(0),
             found: vec![false; trie.nodes.len()],
             left: trie.nodes.iter().filter(|n| n.whole).count(),
             at: None,

@@ -575,6 +575,12 @@ fn hostile(dir: &Path, wanted: &dyn Fn(&str) -> bool) {
         let s = text(n);
         with_prose(one_call(&[], json!(s)), &s)
     };
+    // (5b) The same in a prose of the runtime's own words: not the
+    // reference rendering, so the leak scan reads it.
+    let long_words = |n: usize| {
+        let s = text(n);
+        with_prose(one_call(&[], json!(s)), &format!("the tool said: {s}"))
+    };
     // (6) One string of n bytes in an artifact's payload.
     let long_payload = |n: usize| {
         let artifact = json!({"type": "text", "payload": {"text": text(n)}});
@@ -688,6 +694,18 @@ fn hostile(dir: &Path, wanted: &dyn Fn(&str) -> bool) {
             "hostile-long-data",
             "(5) one 32 MB string as data and as prose",
             Box::new(move || long_data(32_000_000)),
+            3,
+        ),
+        (
+            "hostile-long-words-half",
+            "(5b) at ½: one 16 MB string as data, in a prose of other words",
+            Box::new(move || long_words(16_000_000)),
+            3,
+        ),
+        (
+            "hostile-long-words",
+            "(5b) one 32 MB string as data, in a prose of other words",
+            Box::new(move || long_words(32_000_000)),
             3,
         ),
         (

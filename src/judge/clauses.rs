@@ -202,7 +202,7 @@ impl<'a> Judge<'a> {
                     quoted(secret)
                 );
                 let place = Place {
-                    from: Some(whose.to_owned()),
+                    from: Some(whose.to_string()),
                     ..at.clone()
                 };
                 self.violation(Code::ProseLeak, place, msg);

@@ -2,6 +2,8 @@
 //! in one pass of an Aho–Corasick automaton over windows, the longer ones
 //! walked in a trie.
 
+use std::fmt;
+
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use aho_corasick::automaton::{Automaton, StateID};
@@ -11,9 +13,12 @@ use aho_corasick::{Anchored, Span};
 use serde_json::Value;
 
 use super::work::tally;
+
+mod trie;
 use super::ProseMode;
 use crate::model;
 use crate::wire::{self, Call, Case};
+use trie::{Node, Trie};
 
 /// What one outcome's prose may not contain, call by call: string values of
 /// [`LEAK_MIN_CHARS`] or more found anywhere in the case outside that call's
@@ -41,7 +46,9 @@ pub fn leak_candidates(case: &Case, mode: ProseMode) -> Vec<Vec<(String, String)
             scan.met
                 .iter()
                 .filter(|&&(s, _, skip)| skip != Some(i) && allowed[s] != i + 1)
-                .map(|&(s, place, _)| (scan.strings[s].0.to_owned(), scan.places[place].clone()))
+                .map(|&(s, place, _)| {
+                    (scan.strings[s].0.to_owned(), scan.places[place].to_string())
+                })
                 .collect()
         })
         .collect()
@@ -63,7 +70,7 @@ pub(super) struct LeakScan<'c> {
     /// Each candidate string once, in the order first met, with where.
     pub(super) strings: Vec<(&'c str, usize)>,
     /// Where candidates are met: "the data of call c1", …
-    places: Vec<String>,
+    places: Vec<Whose<'c>>,
     /// Each meeting of a candidate: the string, where, and the call whose
     /// own `data` (or bare result) it is in, which skips it.
     met: Vec<(usize, usize, Option<usize>)>,
@@ -92,14 +99,17 @@ impl<'c> LeakScan<'c> {
     pub(super) fn new(case: &'c Case, mode: ProseMode) -> LeakScan<'c> {
         let mut ids: HashMap<&str, usize> = HashMap::new();
         let mut scan = LeakScan::empty(case, mode);
-        let mut meet = |scan: &mut LeakScan<'c>, v: &'c Value, whose: String, skip| {
+        let mut meet = |scan: &mut LeakScan<'c>, v: &'c Value, whose: Whose<'c>, skip| {
+            // The place is kept once a candidate is met there.
             let place = scan.places.len();
-            scan.places.push(whose);
             string_values(v, &mut |s| {
                 // Fewer bytes than the least is fewer characters: the
                 // string's text need not be read.
                 if s.len() < LEAK_MIN_CHARS || s.chars().count() < LEAK_MIN_CHARS {
                     return;
+                }
+                if scan.places.len() == place {
+                    scan.places.push(whose);
                 }
                 let id = *ids.entry(s).or_insert_with(|| {
                     scan.strings.push((s, place));
@@ -112,8 +122,7 @@ impl<'c> LeakScan<'c> {
         for (j, other) in case.calls.iter().enumerate() {
             let id = &other.tool_call_id;
             let Value::Object(result) = &other.result else {
-                let whose = format!("the result of call {id}");
-                meet(&mut scan, &other.result, whose, Some(j));
+                meet(&mut scan, &other.result, Whose::Result(id), Some(j));
                 continue;
             };
             for (key, v) in result {
@@ -121,19 +130,15 @@ impl<'c> LeakScan<'c> {
                     "success" => continue,
                     "data" => {
                         if let Some(reserved) = v.get(model::RESERVED_KEY) {
-                            let whose = format!("the reserved `artifacts` key of call {id}'s data");
-                            meet(&mut scan, reserved, whose, None);
+                            meet(&mut scan, reserved, Whose::Reserved(id), None);
                         }
                         // Another call's data whole: the reserved key's
                         // strings were named as such above, and come first.
-                        (format!("the data of call {id}"), Some(j))
+                        (Whose::Data(id), Some(j))
                     }
-                    "error" => (format!("the error of call {id}"), None),
-                    "artifacts" => (format!("the artifacts of call {id}"), None),
-                    _ => (
-                        format!("the `{key}` of call {id}'s result, not its data"),
-                        None,
-                    ),
+                    "error" => (Whose::Error(id), None),
+                    "artifacts" => (Whose::Artifacts(id), None),
+                    _ => (Whose::Other(id, key), None),
                 };
                 meet(&mut scan, v, whose, skip);
             }
@@ -225,7 +230,7 @@ impl<'c> LeakScan<'c> {
         i: usize,
         content: &str,
         allowed: &mut [usize],
-    ) -> Vec<(&'c str, &str)> {
+    ) -> Vec<(&'c str, Whose<'c>)> {
         let mut text = Text::new(self);
         text.read(content.as_bytes());
         let mut found: Vec<usize> = text
@@ -244,9 +249,38 @@ impl<'c> LeakScan<'c> {
             .into_iter()
             .map(|s| {
                 let (string, place) = self.strings[s];
-                (string, self.places[place].as_str())
+                (string, self.places[place])
             })
             .collect()
+    }
+}
+
+/// Where a candidate string was met, said when a leak of it is: "the data
+/// of call c1". Kept as the call's id (and the key) and said only then, so
+/// that a case of many calls does not hold a sentence for each.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Whose<'c> {
+    /// A result that is not an object.
+    Result(&'c str),
+    /// The reserved `artifacts` key of a call's `data`.
+    Reserved(&'c str),
+    Data(&'c str),
+    Error(&'c str),
+    Artifacts(&'c str),
+    /// Any other key of a result, beside its `data`.
+    Other(&'c str, &'c str),
+}
+
+impl fmt::Display for Whose<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Whose::Result(id) => write!(f, "the result of call {id}"),
+            Whose::Reserved(id) => write!(f, "the reserved `artifacts` key of call {id}'s data"),
+            Whose::Data(id) => write!(f, "the data of call {id}"),
+            Whose::Error(id) => write!(f, "the error of call {id}"),
+            Whose::Artifacts(id) => write!(f, "the artifacts of call {id}"),
+            Whose::Other(id, key) => write!(f, "the `{key}` of call {id}'s result, not its data"),
+        }
     }
 }
 
@@ -372,15 +406,16 @@ impl<'s, 'c> Text<'s, 'c> {
             // included, so reading each once finds every candidate that is
             // its window whole. A text that repeats meets the same state
             // again and again: the last one met is not looked up again.
-            if self.last_seen != Some(state) && self.seen.insert(state) {
-                let scan = self.scan;
-                self.found.extend(
-                    (0..automaton.match_len(state)).filter_map(|m| {
-                        scan.whole_of[automaton.match_pattern(state, m).as_usize()]
-                    }),
-                );
+            if self.last_seen != Some(state) {
+                if self.seen.insert(state) {
+                    let scan = self.scan;
+                    self.found
+                        .extend((0..automaton.match_len(state)).filter_map(|m| {
+                            scan.whole_of[automaton.match_pattern(state, m).as_usize()]
+                        }));
+                }
+                self.last_seen = Some(state);
             }
-            self.last_seen = Some(state);
             if !self.scan.long {
                 continue;
             }
@@ -572,100 +607,6 @@ impl<'s, 'c> Text<'s, 'c> {
                 memchr::memmem::find(&self.whole, self.scan.strings[s].0.as_bytes()).is_some()
             })
             .collect()
-    }
-}
-
-/// The candidates of one window longer than it, as a trie over their
-/// bytes after the window: each node an edge of bytes, read from one of the
-/// candidates it leads to (`string`, from `start` to `end`), and its
-/// children by their first byte. Built one candidate at a time, each read
-/// once: linear in their bytes, whatever they share.
-#[derive(Default)]
-struct Trie {
-    /// The root (all of them, from the window's end) first.
-    nodes: Vec<Node>,
-}
-
-/// One edge of a [`Trie`].
-#[derive(Clone)]
-struct Node {
-    /// Where the edge starts and ends in `string`'s bytes.
-    start: usize,
-    end: usize,
-    /// A candidate the edge is part of; the one it ends, when `whole`.
-    string: usize,
-    /// Whether a candidate ends where the edge does.
-    whole: bool,
-    /// The children, by the first byte of each, in order.
-    children: Vec<(u8, usize)>,
-}
-
-impl Trie {
-    /// Adds candidate `s` of `strings`, which starts with the window.
-    fn insert(&mut self, s: usize, strings: &[(&str, usize)]) {
-        let bytes = strings[s].0.as_bytes();
-        let leaf = |start: usize| Node {
-            start,
-            end: bytes.len(),
-            string: s,
-            whole: true,
-            children: Vec::new(),
-        };
-        if self.nodes.is_empty() {
-            self.nodes.push(leaf(WINDOW));
-            return;
-        }
-        let (mut node, mut depth) = (0, WINDOW);
-        // Each turn but the last goes down to a child, which holds a byte
-        // of the candidate at least: at most one turn a byte.
-        for _ in 0..=bytes.len() {
-            let Node { end, string, .. } = self.nodes[node];
-            let edge = &strings[string].0.as_bytes()[depth..end];
-            depth += common_prefix(edge, &bytes[depth..]);
-            if depth < end {
-                // The candidate leaves the edge (or ends) inside it: the
-                // edge splits there, its rest a child of its own.
-                let mut rest = self.nodes[node].clone();
-                rest.start = depth;
-                let rest_at = self.nodes.len();
-                let first = strings[string].0.as_bytes()[depth];
-                self.nodes.push(rest);
-                let cut = &mut self.nodes[node];
-                cut.end = depth;
-                cut.whole = depth == bytes.len();
-                cut.string = s;
-                cut.children = vec![(first, rest_at)];
-                if depth < bytes.len() {
-                    self.add_child(node, bytes[depth], leaf(depth));
-                }
-                return;
-            }
-            if depth == bytes.len() {
-                let ends = &mut self.nodes[node];
-                ends.whole = true;
-                ends.string = s;
-                return;
-            }
-            match self.child(node, bytes[depth]) {
-                Some(child) => node = child,
-                None => return self.add_child(node, bytes[depth], leaf(depth)),
-            }
-        }
-    }
-
-    /// The child of `node` whose edge starts with `byte`.
-    fn child(&self, node: usize, byte: u8) -> Option<usize> {
-        let children = &self.nodes[node].children;
-        let at = children.binary_search_by_key(&byte, |&(b, _)| b).ok()?;
-        Some(children[at].1)
-    }
-
-    fn add_child(&mut self, node: usize, byte: u8, child: Node) {
-        let at = self.nodes.len();
-        self.nodes.push(child);
-        let children = &mut self.nodes[node].children;
-        let i = children.partition_point(|&(b, _)| b < byte);
-        children.insert(i, (byte, at));
     }
 }
 

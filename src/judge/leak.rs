@@ -480,13 +480,15 @@ impl<'s, 'c> Text<'s, 'c> {
         let reach = self.groups.iter().map(walks).max().unwrap_or(0).max(1);
         let periods = to.checked_sub(at + reach)? / step;
         let skip = periods * step;
+        // A window restarted costs its next walk, or a check of its
+        // repeat again, a window at least.
         let restarts: usize = self
             .groups
             .iter()
             .filter(|g| g.at.is_some())
-            .map(|g| walks(g) + WINDOW)
+            .map(|g| walks(g).max(WINDOW))
             .sum();
-        if skip == 0 || skip <= restarts.saturating_mul(4) {
+        if skip <= restarts.saturating_mul(4) {
             return None;
         }
         self.groups.iter_mut().for_each(Group::restart);
@@ -518,9 +520,9 @@ impl<'s, 'c> Text<'s, 'c> {
     /// (one byte of repeat, checked), resumes in the root edge after it,
     /// takes child `c` and finds `W+"ac"`.
     ///
-    /// Where the walk can find nothing new and the text repeats the step
-    /// between the last two meetings from `at` on, that step and where the
-    /// repeat ends, for [`Text::periods_to_skip`].
+    /// Where the walk can find nothing new, the step between the last two
+    /// meetings and where the text stops repeating it from `at` on, for
+    /// [`Text::periods_to_skip`].
     ///
     /// A window whose candidates are all found is walked no more, but its
     /// repeats are still checked, so that the automaton can jump over them.
@@ -536,26 +538,17 @@ impl<'s, 'c> Text<'s, 'c> {
                 // step too. Between two meetings at other steps it reaches
                 // no further than the window met: were it to reach past it,
                 // the window would also occur a step back, between two
-                // meetings, a meeting of its own.
-                let (step, from) = (at - before, group.repeats_to.max(at));
-                let step_back = from - step;
-                let to = from + common_prefix(&text[from..], &text[step_back..]);
-                // One repeat of `step` from its start, where this check
-                // goes on from the last one at the same step.
-                group.period = match group.period {
-                    Some((last, start)) if last == step && from == group.repeats_to => {
-                        Some((last, start))
-                    }
-                    _ => Some((step, from)),
-                };
+                // meetings, a meeting of its own. So from `at` to `to` each
+                // byte is the one `step` back: the window met here and a
+                // step back covers what a check at another step reached.
+                let step = at - before;
+                let from = group.repeats_to.max(at);
+                let to = from + common_prefix(&text[from..], &text[from - step..]);
                 group.repeats_to = to;
                 // The walk goes as before, where the repeat goes past the
                 // byte it stopped at.
                 if group.left == 0 || to > at + group.reach {
-                    return group
-                        .period
-                        .filter(|&(_, start)| start <= at)
-                        .map(|(step, _)| (step, to));
+                    return Some((step, to));
                 }
                 to - at
             }
@@ -633,10 +626,6 @@ struct Group {
     /// Where the last walk stopped, from `at`: no candidate agreed with
     /// the text further.
     reach: usize,
-    /// The step of the repeat checked last, and where it was checked
-    /// from: from there to `repeats_to`, each byte is the one that step
-    /// back.
-    period: Option<(usize, usize)>,
 }
 
 impl Group {
@@ -651,7 +640,6 @@ impl Group {
             repeats_to: 0,
             path: vec![0],
             reach: 0,
-            period: None,
         }
     }
 
@@ -661,7 +649,6 @@ impl Group {
         self.repeats_to = 0;
         self.path.truncate(1);
         self.reach = 0;
-        self.period = None;
     }
 }
 
@@ -672,14 +659,11 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     // speed: a repeat is checked over a whole text at once), then a byte
     // at a time.
     const BLOCK: usize = 64;
-    let n = a.len().min(b.len());
-    let mut same = 0;
-    while same + BLOCK <= n && a[same..same + BLOCK] == b[same..same + BLOCK] {
-        same += BLOCK;
-    }
-    same += a[same..n]
+    let blocks = a.chunks_exact(BLOCK).zip(b.chunks_exact(BLOCK));
+    let mut same = blocks.take_while(|(x, y)| x == y).count() * BLOCK;
+    same += a[same..]
         .iter()
-        .zip(&b[same..n])
+        .zip(&b[same..])
         .take_while(|(x, y)| x == y)
         .count();
     tally(|work| work.scanned += same as u64);

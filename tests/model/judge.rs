@@ -1629,6 +1629,35 @@ proptest! {
         leaks_are_what_the_prose_contains(&others, &prose);
     }
 
+    /// A prose that repeats a unit in which one window recurs at uneven
+    /// steps (`ab` 32 times and more, `c`, `ab` again, `d`), so that
+    /// meetings of it differ from one period to the next, against pieces
+    /// of that repeat and pieces with their last byte changed: each is
+    /// named exactly when the prose holds it, where the automaton jumps.
+    #[test]
+    fn strings_of_a_repeat_met_at_uneven_steps_are_found_where_the_automaton_jumps(
+        (first, second) in (32..48usize, 32..48usize),
+        times in 60..160usize,
+        tail in prop::collection::vec(token(), 0..3),
+        pieces in prop::collection::vec((0..400usize, 64..400usize, any::<bool>()), 1..6),
+    ) {
+        let unit = format!("{}c{}d", "ab".repeat(first), "ab".repeat(second));
+        let repeat = unit.repeat(times);
+        let prose = format!("{repeat}{}", tail.concat());
+        let others: Vec<String> = pieces
+            .into_iter()
+            .map(|(start, len, changed)| {
+                let piece = &repeat[start..start + len];
+                if changed {
+                    format!("{}e", &piece[..len - 1])
+                } else {
+                    piece.to_string()
+                }
+            })
+            .collect();
+        leaks_are_what_the_prose_contains(&others, &prose);
+    }
+
     /// Strings that start with one window, in a prose that meets that
     /// window again and again at steps that change: each string is named
     /// exactly when the prose holds it.

@@ -12,7 +12,9 @@
 //! arrays and objects in `data` (but a `data` carrying the reserved key),
 //! byte for byte as written.
 
-use rt_tool_3::wire::{self, kind, Call, Case, RawCase, ToolArtifact, MAX_DEPTH, RESERVED_KEY};
+use rt_tool_3::wire::{
+    self, kind, Call, Case, Landed, RawCase, ToolArtifact, MAX_DEPTH, RESERVED_KEY,
+};
 use serde_json::{json, Value};
 
 /// What a document must come to.
@@ -477,6 +479,10 @@ fn debug_output_names_what_a_reader_needs() {
         serde_json::from_str::<Value>(payload_text).expect("JSON"),
         payload
     );
+    // The same entry borrowed from a case reads as its copy.
+    let landed = Landed::from(&artifact);
+    assert_eq!(format!("{landed:?}"), shown);
+    assert_eq!(landed.to_artifact(), artifact);
 
     for (exposed, says) in [
         (Some(true), "exposed: true"),

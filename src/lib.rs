@@ -102,7 +102,7 @@ pub fn verdict(bytes: &[u8], mut out: impl std::io::Write) -> Result<model::Zone
     let raw = wire::RawCase::from_json(bytes).map_err(VerdictError::Invalid)?;
     let tree = |placeholder: &Value| {
         raw.raw(placeholder)
-            .and_then(|text| wire::parse::<Value>(text.get().as_bytes()).ok())
+            .and_then(|text| wire::parse_value(text.get().as_bytes()).ok())
     };
     let mut outcome = model::outcome(&raw.case);
     // Clause 3 again for a call whose `data` was left raw, one tree at a time.

@@ -39,6 +39,7 @@ struct Part {
     oracle: String,
     reading: ProseMode,
     strict_order: bool,
+    #[serde(deserialize_with = "crate::wire::value")]
     implementation: Value,
     seed: u64,
     campaign: Campaign,

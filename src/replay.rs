@@ -39,7 +39,7 @@ pub fn pinned() -> Result<Vec<Fixed>, crate::wire::Refusal> {
 /// `rt-tool-3 cases` prints). Each case is read as a case is everywhere, so
 /// an invalid one is refused; the error is one line naming the file.
 pub fn load(name: &str, bytes: &[u8]) -> Result<Vec<Fixed>, String> {
-    let documents: Vec<Value> = match crate::wire::parse::<Value>(bytes) {
+    let documents: Vec<Value> = match crate::wire::parse_value(bytes) {
         Ok(document) => vec![document],
         Err(whole) => {
             let mut documents = Vec::new();
@@ -47,7 +47,7 @@ pub fn load(name: &str, bytes: &[u8]) -> Result<Vec<Fixed>, String> {
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
-                let value: Value = crate::wire::parse(line).map_err(|e| {
+                let value: Value = crate::wire::parse_value(line).map_err(|e| {
                     format!(
                         "{name} is neither one JSON document ({whole}) nor JSON lines (line {}: {e})",
                         n + 1

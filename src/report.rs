@@ -39,6 +39,7 @@ pub struct Said {
     /// The oracle and its version.
     pub oracle: String,
     /// What the implementation announced (its `start` reply).
+    #[serde(deserialize_with = "crate::wire::value")]
     pub implementation: Value,
     /// The reading of ¶3.
     pub reading: String,
@@ -106,10 +107,13 @@ pub struct Example {
     #[serde(default)]
     pub codes: Vec<String>,
     /// The minimal case.
+    #[serde(deserialize_with = "crate::wire::value")]
     pub case: Value,
     /// The reference outcome.
+    #[serde(deserialize_with = "crate::wire::value")]
     pub expected: Value,
     /// What the implementation answered.
+    #[serde(deserialize_with = "crate::wire::value")]
     pub observed: Value,
     /// When a sibling of the case showed it: which, as sent, and its run.
     #[serde(default)]
@@ -124,10 +128,13 @@ pub struct SiblingExample {
     /// What it changes from the case.
     pub what: String,
     /// The sibling as sent.
+    #[serde(deserialize_with = "crate::wire::value")]
     pub case: Value,
     /// Its reference outcome.
+    #[serde(deserialize_with = "crate::wire::value")]
     pub expected: Value,
     /// What came back to it.
+    #[serde(deserialize_with = "crate::wire::value")]
     pub observed: Value,
 }
 
@@ -190,8 +197,10 @@ impl Run {
         standing: &Standing,
         stopped: Option<(&str, &str)>,
     ) -> Result<Run, String> {
-        let said: Said = serde_json::to_value(standing)
-            .and_then(serde_json::from_value)
+        // Read back from its text, as a report file is: a tree read back
+        // as a deserializer would lose what `wire::value` keeps.
+        let said: Said = serde_json::to_vec(standing)
+            .and_then(|text| serde_json::from_slice(&text))
             .map_err(|e| format!("cannot encode the standing: {e}"))?;
         let case = report
             .fault
@@ -246,6 +255,7 @@ impl Run {
     pub fn read(name: &str, bytes: &[u8]) -> Result<Run, String> {
         #[derive(Deserialize)]
         struct Fault {
+            #[serde(deserialize_with = "crate::wire::value")]
             case: Value,
         }
         #[derive(Deserialize)]

@@ -21,7 +21,9 @@
 //! (`refuse.rs`); one document parsed within the nesting bound, or refused
 //! (`parse.rs`); a case read with its bulk left as raw text, as `verdict`
 //! reads it (`raw.rs`); a reply's lone surrogate escapes read, marked and
-//! shown (`surrogates.rs`); and a case or an outcome written as compact
+//! shown (`surrogates.rs`); untrusted JSON read into a `Value` with
+//! every object an object, serde_json's private number key included
+//! (`untrusted.rs`); and a case or an outcome written as compact
 //! JSON, byte for byte as serde_json writes it (`write.rs`).
 
 mod parse;
@@ -29,6 +31,7 @@ mod raw;
 mod refuse;
 mod shapes;
 mod surrogates;
+mod untrusted;
 mod write;
 
 pub use parse::{parse, within_depth, Refusal, MAX_DEPTH};
@@ -36,4 +39,5 @@ pub use raw::{RawCase, PLACEHOLDER};
 pub use refuse::kind;
 pub use shapes::{Call, Case, Landed, Message, Outcome, Reference, ToolArtifact, RESERVED_KEY};
 pub use surrogates::{lone_mark, lone_surrogates, parse_reply, shown_lone};
+pub use untrusted::{parse_value, value, Json};
 pub use write::{exposed_json, write_sorted, write_value, CaseSpans};

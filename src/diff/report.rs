@@ -31,6 +31,7 @@ pub struct Vector {
     /// The reference outcome of that case.
     pub expected: Outcome,
     /// What the implementation answered to it.
+    #[serde(deserialize_with = "crate::wire::value")]
     pub observed: Value,
     /// When one of the case's siblings showed the violations rather than
     /// the case itself: which, as it was sent, and what came back.
@@ -51,6 +52,7 @@ pub struct SiblingRun {
     /// Its reference outcome.
     pub expected: Outcome,
     /// What the implementation answered to it.
+    #[serde(deserialize_with = "crate::wire::value")]
     pub observed: Value,
 }
 

@@ -13,7 +13,7 @@ use crate::wire::{self, Case, Outcome};
 /// A reply that carried the outcome expected of it, `expected`: that
 /// outcome, parsed.
 fn parse_expected(expected: &[u8]) -> Result<Reply, Fault> {
-    wire::parse(expected)
+    wire::parse_value(expected)
         .map(Reply::Outcome)
         .map_err(|r| Fault::Garbage(r.to_string()))
 }

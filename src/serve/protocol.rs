@@ -276,18 +276,16 @@ impl Request {
                 "stream did not contain valid UTF-8",
             ));
         };
-        Ok(
-            wire::parse::<Value>(line.as_bytes()).map(|request| Request {
-                cmd: request
-                    .get("cmd")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned),
-                seq: request.get("seq").cloned().unwrap_or(Value::Null),
-                case: request
-                    .get("case")
-                    .map(|c| wire::parse::<Case>(c.to_string().as_bytes())),
-            }),
-        )
+        Ok(wire::parse_value(line.as_bytes()).map(|request| Request {
+            cmd: request
+                .get("cmd")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            seq: request.get("seq").cloned().unwrap_or(Value::Null),
+            case: request
+                .get("case")
+                .map(|c| wire::parse::<Case>(c.to_string().as_bytes())),
+        }))
     }
 
     /// The one pass of [`Request::read`]: `None` unless the line is of
@@ -304,8 +302,8 @@ impl Request {
                 let (mut cmd, mut seq, mut case) = (None, None, None);
                 while let Some(key) = map.next_key::<String>()? {
                     let repeated = match key.as_str() {
-                        "cmd" => cmd.replace(map.next_value::<Value>()?).is_some(),
-                        "seq" => seq.replace(map.next_value::<Value>()?).is_some(),
+                        "cmd" => cmd.replace(map.next_value::<wire::Json>()?.0).is_some(),
+                        "seq" => seq.replace(map.next_value::<wire::Json>()?.0).is_some(),
                         "case" => case.replace(map.next_value::<Case>()?).is_some(),
                         _ => true,
                     };

@@ -24,6 +24,10 @@ impl std::error::Error for Refusal {}
 
 /// Parses one JSON document the oracle reads (a case, an outcome, a reply),
 /// nested at most [`MAX_DEPTH`] deep, with nothing after it but whitespace.
+///
+/// For a bare [`serde_json::Value`], use [`crate::wire::parse_value`]:
+/// `Value`'s own reading takes an object whose first key is serde_json's
+/// private number key for a number ([`crate::wire::Json`]).
 pub fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Refusal> {
     check_depth(bytes)?;
     let mut de = serde_json::Deserializer::from_slice(bytes);

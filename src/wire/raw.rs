@@ -15,6 +15,7 @@ use super::parse::{check_depth, parse, refusal, Refusal};
 use super::refuse::CaseVisitor;
 use super::shapes::{Case, RESERVED_KEY};
 use super::surrogates::has_lone_surrogate;
+use super::untrusted::Json;
 
 /// Where artifact payloads go when they are left as raw text, if they are.
 pub(super) type RawTable<'t, 'de> = Option<&'t RefCell<Vec<&'de RawValue>>>;
@@ -89,6 +90,12 @@ fn part<'de, T: Deserialize<'de>>(text: &'de str) -> serde_json::Result<T> {
     Ok(value)
 }
 
+/// One value of an already depth-checked document, every object of it an
+/// object ([`Json`]).
+fn part_value(text: &str) -> serde_json::Result<Value> {
+    part::<Json>(text).map(|json| json.0)
+}
+
 /// A result with each artifact entry's object payload, and a `data` that is
 /// an array or an object, swapped for a placeholder into `table`; everything
 /// else parsed as it is.
@@ -102,7 +109,7 @@ pub(super) fn shallow_result<'de>(
         serde_json::json!({ PLACEHOLDER: table.len() - 1 })
     };
     if !raw.get().starts_with('{') {
-        return part(raw.get());
+        return part_value(raw.get());
     }
     let mut result = serde_json::Map::new();
     for (key, field) in pairs(raw.get())? {
@@ -110,7 +117,7 @@ pub(super) fn shallow_result<'de>(
             let mut entries = Vec::new();
             for entry in part::<Vec<&'de RawValue>>(field.get())? {
                 if !entry.get().starts_with('{') {
-                    entries.push(part(entry.get())?);
+                    entries.push(part_value(entry.get())?);
                     continue;
                 }
                 let mut fields = serde_json::Map::new();
@@ -118,7 +125,7 @@ pub(super) fn shallow_result<'de>(
                     let v = if k == "payload" && v.get().starts_with('{') {
                         placeholder(v)
                     } else {
-                        part(v.get())?
+                        part_value(v.get())?
                     };
                     fields.insert(k, v);
                 }
@@ -131,12 +138,12 @@ pub(super) fn shallow_result<'de>(
             // A `data` still carrying RT-TOOL-2's reserved key is rare and
             // changes the zone: it is read whole.
             if pairs(field.get())?.iter().any(|(k, _)| k == RESERVED_KEY) {
-                part(field.get())?
+                part_value(field.get())?
             } else {
                 placeholder(field)
             }
         } else {
-            part(field.get())?
+            part_value(field.get())?
         };
         result.insert(key, value);
     }

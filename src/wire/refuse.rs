@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use super::raw::{shallow_result, RawTable};
 use super::shapes::{Call, Case};
+use super::untrusted::Json;
 
 impl<'de> Deserialize<'de> for Case {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Case, D::Error> {
@@ -41,7 +42,7 @@ impl<'de> Visitor<'de> for CaseVisitor<'_, 'de> {
                 }
                 "calls" if calls.is_some() => return Err(de::Error::duplicate_field("calls")),
                 "exposed" => {
-                    exposed = Some(match map.next_value::<Value>()? {
+                    exposed = Some(match map.next_value::<Json>()?.0 {
                         Value::Null => None,
                         Value::Bool(b) => Some(b),
                         other => {
@@ -145,7 +146,7 @@ impl<'de> Visitor<'de> for CallSeed<'_, 'de> {
                 )));
             }
             match key.as_str() {
-                "tool_call_id" => match map.next_value::<Value>()? {
+                "tool_call_id" => match map.next_value::<Json>()?.0 {
                     Value::String(s) => id = Some(s),
                     other => {
                         return Err(de::Error::custom(format_args!(
@@ -156,7 +157,7 @@ impl<'de> Visitor<'de> for CallSeed<'_, 'de> {
                 },
                 "result" => {
                     result = Some(match self.raw {
-                        None => map.next_value()?,
+                        None => map.next_value::<Json>()?.0,
                         Some(table) => {
                             let raw: &'de RawValue = map.next_value()?;
                             shallow_result(raw, table).map_err(de::Error::custom)?

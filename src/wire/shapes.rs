@@ -95,6 +95,7 @@ pub struct ToolArtifact {
     #[serde(rename = "type")]
     pub kind: String,
     /// The artifact's own `payload`, unchanged.
+    #[serde(deserialize_with = "super::untrusted::value")]
     pub payload: Value,
     /// The id of the call that produced the artifact.
     pub tool_call_id: String,

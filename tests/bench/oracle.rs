@@ -800,7 +800,7 @@ fn hostile(dir: &Path, wanted: &dyn Fn(&str) -> bool) {
             || {
                 timed(|| {
                     let case = Case::from_json(&case).expect("valid");
-                    let observed: Value = rt_tool_3::wire::parse(&outcome).expect("parses");
+                    let observed: Value = rt_tool_3::wire::parse_value(&outcome).expect("parses");
                     let judgement = judge::judge(&case, &observed, Options::default());
                     assert!(judgement.is_ok());
                 })

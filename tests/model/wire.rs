@@ -75,11 +75,12 @@ fn check(input: &str, expected: Expect) {
 }
 
 /// The raw reading's case with the raw text each placeholder stands for
-/// (in `data` and in the payload of an `artifacts` entry) read back in.
+/// (in `data` and in the payload of an `artifacts` entry) read back in, as
+/// the oracle reads any JSON ([`wire::parse_value`]).
 fn put_back(raw: &RawCase) -> Case {
     let read_back = |v: &mut Value| {
         if let Some(text) = raw.raw(v) {
-            *v = serde_reading(text.get());
+            *v = wire::parse_value(text.get().as_bytes()).expect("JSON");
         }
     };
     let mut case = raw.case.clone();
@@ -682,4 +683,120 @@ fn a_lone_mark_is_the_unit_between_two_copies_of_a_random_nonce() {
     );
     // Four equal characters of 64 random bits: once in 2^48 processes.
     assert!(nonce.iter().any(|c| *c != nonce[0]), "{mark:?}");
+}
+
+/// serde_json's private key for a number held as text,
+/// `"$serde_json::private::Number"`, which serde_json's own `Value` takes
+/// for a number wherever it is an object's first key: a tool that returns
+/// it is returning an object, and every reading of the oracle (a case read
+/// whole or raw, a payload of an outcome, a reply, any JSON read whole)
+/// keeps it one, with its keys in order; a `tool_call_id` so written is
+/// refused as the object it is.
+#[test]
+fn serde_jsons_private_number_key_is_an_ordinary_key() {
+    let key = "$serde_json::private::Number";
+    let mut later = serde_json::Map::new();
+    later.insert("a".into(), json!(1));
+    later.insert(key.into(), json!("12"));
+    let rows: Vec<(String, Value)> = vec![
+        (format!(r#"{{"{key}": "12"}}"#), json!({ key: "12" })),
+        (
+            format!(r#"{{"{key}": "not a number"}}"#),
+            json!({ key: "not a number" }),
+        ),
+        (format!(r#"{{"{key}": 1.5}}"#), json!({ key: 1.5 })),
+        (
+            format!(r#"{{"{key}": 7, "b": [true]}}"#),
+            json!({ key: 7, "b": [true] }),
+        ),
+        (
+            format!(r#"{{"{key}": {{"{key}": "1"}}}}"#),
+            json!({ key: { key: "1" } }),
+        ),
+        (
+            format!(r#"{{"{key}": "1", "{key}": "2"}}"#),
+            json!({ key: "2" }),
+        ),
+        (
+            format!(r#"{{"a": 1, "{key}": "12"}}"#),
+            Value::Object(later),
+        ),
+        (
+            r#"{"$serde_json::private::Numbe\u0072": "3"}"#.into(),
+            json!({ key: "3" }),
+        ),
+        (format!(r#"[{{"{key}": "-0"}}]"#), json!([{ key: "-0" }])),
+        (format!(r#"{{"{key}": null}}"#), json!({ key: null })),
+        (format!(r#"{{"{key}": false}}"#), json!({ key: false })),
+        (format!(r#"{{"{key}": -3}}"#), json!({ key: -3 })),
+        (format!(r#"{{"{key}": [1]}}"#), json!({ key: [1] })),
+        (format!(r#"{{"{key}": {{}}}}"#), json!({ key: {} })),
+        (format!(r#"{{"{key}": "\u0031"}}"#), json!({ key: "1" })),
+        (
+            format!(r#"{{"{key}": 1e400}}"#),
+            json!({ key: wire::parse_value(b"1e400").expect("a number") }),
+        ),
+    ];
+    for (text, object) in &rows {
+        assert_eq!(
+            &wire::parse_value(text.as_bytes()).expect("JSON"),
+            object,
+            "{text}"
+        );
+        let reply: wire::Json = wire::parse_reply(text.as_bytes()).expect("JSON");
+        assert_eq!(&reply.0, object, "{text}");
+        // As a call's `data` and beside it, read whole and raw; its prose
+        // renders it.
+        let input = one(&format!(
+            r#"{{"success": true, "data": {text}, "x": {text}}}"#
+        ));
+        let case = Case::from_json(input.as_bytes()).expect("a valid case");
+        assert_eq!(case.calls[0].result["data"], *object, "{text}");
+        assert_eq!(case.calls[0].result["x"], *object, "{text}");
+        let raw = RawCase::from_json(input.as_bytes()).expect("a valid case");
+        assert_eq!(put_back(&raw), case, "{text}");
+        let outcome = rt_tool_3::model::outcome(&case);
+        assert!(outcome.messages[0].content.contains(key), "{outcome:?}");
+        let mut verdict = Vec::new();
+        rt_tool_3::verdict(input.as_bytes(), &mut verdict).expect("a valid case");
+        assert_eq!(
+            String::from_utf8_lossy(&verdict),
+            serde_json::to_string(&outcome).expect("encodes") + "\n",
+            "{text}"
+        );
+        // As an artifact's payload, in a case and in an outcome.
+        let input = one(&format!(
+            r#"{{"success": true, "data": 1, "artifacts": [{{"type": "t", "payload": {{"p": {text}}}}}]}}"#
+        ));
+        let case = Case::from_json(input.as_bytes()).expect("a valid case");
+        assert_eq!(
+            case.calls[0].result["artifacts"][0]["payload"]["p"],
+            *object
+        );
+        let observed = format!(
+            r#"{{"messages": [], "exposed": false, "tool_artifacts": [{{"type": "t", "payload": {{"p": {text}}}, "tool_call_id": "c1"}}]}}"#
+        );
+        let observed: wire::Outcome = wire::parse(observed.as_bytes()).expect("an outcome");
+        assert_eq!(observed.tool_artifacts[0].payload["p"], *object, "{text}");
+    }
+    let id = format!(r#"{{"calls": [{{"tool_call_id": {{"{key}": "1"}}, "result": {{}}}}]}}"#);
+    check(
+        &id,
+        Refused(&["calls[0].tool_call_id must be a string, not an object"]),
+    );
+}
+
+/// [`wire::value`] read from what is not JSON text: a float as a float,
+/// and serde_json's private number key with a value that is no owned
+/// string (as JSON text never gives one) as the key it is.
+#[test]
+fn untrusted_values_from_other_deserializers() {
+    use serde::de::value::{Error, F64Deserializer, MapDeserializer};
+    let float = wire::value(F64Deserializer::<Error>::new(1.5)).expect("a float");
+    assert_eq!(float, json!(1.5));
+    let key = "$serde_json::private::Number";
+    let map = MapDeserializer::<_, Error>::new(vec![(key, 1.5)].into_iter());
+    assert_eq!(wire::value(map).expect("an object"), json!({ key: 1.5 }));
+    let not = wire::value(F64Deserializer::<Error>::new(f64::NAN));
+    assert!(not.is_err(), "{not:?}");
 }

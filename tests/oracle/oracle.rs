@@ -105,7 +105,7 @@ fn delivery_is_judged_on_a_sibling_that_changes_the_exposure_alone() {
         &["--cases", "256", "--seed", "8", "--json", "--no-vectors"],
         &["--fault", "hidden-drops-media"],
     );
-    let report: Value = rt_tool_3::wire::parse(&out.stdout).expect("a JSON report");
+    let report: Value = rt_tool_3::wire::parse_value(&out.stdout).expect("a JSON report");
     assert_eq!(out.status.code(), Some(1), "{report}");
     let minimal = &report["divergences"][0]["minimal"];
     let vectors = minimal.as_array().expect("minimal vectors");
@@ -146,7 +146,7 @@ fn delivery_is_judged_on_a_sibling_that_changes_the_exposure_alone() {
             &["--cases", "256", "--seed", seed, "--json", "--no-vectors"],
             &["--fault", "dedupe-across-runs"],
         );
-        let report: Value = rt_tool_3::wire::parse(&out.stdout).expect("a JSON report");
+        let report: Value = rt_tool_3::wire::parse_value(&out.stdout).expect("a JSON report");
         assert_eq!(out.status.code(), Some(1), "{report}");
         let signatures: Vec<&Value> = report["divergences"]
             .as_array()
@@ -270,7 +270,7 @@ fn caught(fault: &str, clause: &str, extra: &[&str]) {
     args.push(&standing_path);
     args.extend(extra);
     let (out, dir) = diff(fault, &args, &["--fault", fault]);
-    let report: Value = rt_tool_3::wire::parse(&out.stdout).expect("a JSON report");
+    let report: Value = rt_tool_3::wire::parse_value(&out.stdout).expect("a JSON report");
     assert_eq!(out.status.code(), Some(1), "{fault}: {report}");
     let divergences = report["divergences"].as_array().expect("divergences");
     assert_eq!(
@@ -283,7 +283,7 @@ fn caught(fault: &str, clause: &str, extra: &[&str]) {
         serde_json::json!([clause]),
         "{fault}"
     );
-    let saved: Value = rt_tool_3::wire::parse(
+    let saved: Value = rt_tool_3::wire::parse_value(
         &std::fs::read(dir.join("rt-tool-3-divergences.json")).expect("saved vectors"),
     )
     .expect("saved JSON");
@@ -1197,7 +1197,7 @@ fn a_divergence_a_sibling_showed_is_the_case_sent_and_names_the_sibling() {
         &["--cases", "64", "--seed", "2", "--json", "--no-vectors"],
         &["--fault", "count-in-prose"],
     );
-    let report: Value = rt_tool_3::wire::parse(&out.stdout).expect("a JSON report");
+    let report: Value = rt_tool_3::wire::parse_value(&out.stdout).expect("a JSON report");
     assert_eq!(out.status.code(), Some(1), "{report}");
     let divergence = &report["divergences"][0];
     assert_eq!(divergence["signature"], serde_json::json!(["RT-TOOL-3 ¶3"]));
@@ -1239,7 +1239,7 @@ fn a_divergence_a_sibling_showed_is_the_case_sent_and_names_the_sibling() {
         .args(["--", BIN, "serve", "--fault", "count-in-prose"])
         .output()
         .expect("diff runs");
-    let replayed: Value = rt_tool_3::wire::parse(&out.stdout).expect("a JSON report");
+    let replayed: Value = rt_tool_3::wire::parse_value(&out.stdout).expect("a JSON report");
     assert_eq!(out.status.code(), Some(1), "{replayed}");
     assert_eq!(
         replayed["divergences"][0]["signature"],
@@ -1274,7 +1274,7 @@ fn a_call_told_same_as_its_twin_is_sent_alone_and_shows_its_own_prose() {
         &replay,
     ];
     let (out, dir) = diff("alone", &args, &["--fault", "dedupe-prose"]);
-    let report: Value = rt_tool_3::wire::parse(&out.stdout).expect("a JSON report");
+    let report: Value = rt_tool_3::wire::parse_value(&out.stdout).expect("a JSON report");
     assert_eq!(out.status.code(), Some(1), "{report}");
     let vector = &report["divergences"][0]["minimal"][0];
     let sibling = &vector["sibling"];

@@ -40,6 +40,36 @@ pub fn text() -> BoxedStrategy<String> {
     .boxed()
 }
 
+/// serde_json's private key for a number held as its text, which its
+/// `Value` (with `arbitrary_precision`) takes for that number wherever it
+/// is an object's first key.
+pub const SERDE_NUMBER_KEY: &str = "$serde_json::private::Number";
+
+/// An object whose first key is [`SERDE_NUMBER_KEY`], holding a number's
+/// text (`"12"`, `"1e400"`, `"-0"`), text that is no number, or a number,
+/// and sometimes a second key: an object like any other, which a runtime
+/// reading JSON into serde_json's `Value` with `arbitrary_precision` takes
+/// for the number, or refuses.
+pub fn private_key_object() -> BoxedStrategy<Value> {
+    let held = select(vec![
+        json!("12"),
+        json!("1e400"),
+        json!("-0"),
+        json!("x"),
+        json!(7),
+    ]);
+    (held, any::<bool>())
+        .prop_map(|(held, more)| {
+            let second = more.then(|| ("n".to_owned(), json!(1)));
+            object(
+                [(SERDE_NUMBER_KEY.to_owned(), held)]
+                    .into_iter()
+                    .chain(second),
+            )
+        })
+        .boxed()
+}
+
 /// An object key: an identifier-like word or any [`text`], the empty string
 /// included.
 pub fn key() -> BoxedStrategy<String> {

@@ -70,10 +70,12 @@ fn a_feature_is_under_its_floor_only_beyond_chance() {
 
 /// Small censuses of generators that meet their floors find nothing under
 /// them, though shares dip below (0.4.0's seed 3 had one at 0.9 % of 1 %).
+/// Twenty seeds: since the stream drew serde_json's private number key,
+/// the first share to dip is seed 15's.
 #[test]
 fn small_censuses_raise_no_false_alarm() {
     let mut dipped = 0;
-    for seed in 0..10 {
+    for seed in 0..20 {
         let census = Census::of(1_000, seed);
         let under: Vec<&str> = census.under_floor().iter().map(|s| s.feature).collect();
         assert!(under.is_empty(), "seed {seed}: {under:?}");
@@ -146,7 +148,12 @@ fn the_table_tells_under_from_below_by_chance() {
         table.contains("| `fine` | RT-TOOL-3 ¶1 | 5.0 % | 2 % |"),
         "{table}"
     );
-    assert!(table.contains("1000 cases are too few to find a feature under a floor of 1 % beyond chance: that takes 1112 or more."), "{table}");
+    let fewest = fewest_cases(1.0);
+    assert!(fewest > 1_000, "{fewest}");
+    assert!(
+        table.contains(&format!("1000 cases are too few to find a feature under a floor of 1 % beyond chance: that takes {fewest} or more.")),
+        "{table}"
+    );
     let names: Vec<&str> = census.under_floor().iter().map(|s| s.feature).collect();
     assert_eq!(names, ["short"]);
     let names: Vec<&str> = census.below_floor().iter().map(|s| s.feature).collect();

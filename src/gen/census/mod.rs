@@ -207,6 +207,19 @@ fn well_formed(entry: &Value) -> Option<(&str, &Value)> {
     Some((t, p))
 }
 
+/// Whether `v` holds, at any depth, an object whose first key is
+/// serde_json's private number key ([`crate::gen::SERDE_NUMBER_KEY`]).
+fn holds_private_key(v: &Value) -> bool {
+    match v {
+        Value::Object(m) => {
+            m.keys().next().map(String::as_str) == Some(super::SERDE_NUMBER_KEY)
+                || m.values().any(holds_private_key)
+        }
+        Value::Array(a) => a.iter().any(holds_private_key),
+        _ => false,
+    }
+}
+
 /// Calls `f(depth, value)` for every `tool_call_id` key in `v`, `depth`
 /// objects below `v`'s top level.
 fn ids_below(v: &Value, depth: usize, f: &mut dyn FnMut(usize, &Value)) {

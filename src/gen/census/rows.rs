@@ -182,6 +182,13 @@ pub(super) const OTHERS: &[Feature] = &[
         shows: |s| s.any_key(|k| k == "toolCallId" || k == "tool-call-id"),
     },
     Feature {
+        name: "payload.serde_number_key",
+        exposes: Clause::KeyByKey,
+        mistake: "reads an object whose first key is serde_json's private number key as a number, or refuses it",
+        floor: 2.0,
+        shows: |s| s.well_formed().any(|(_, p)| holds_private_key(p)),
+    },
+    Feature {
         name: "entry.prototype_key",
         exposes: Clause::KeyByKey,
         mistake: "copies `__proto__` or `constructor` with Object.assign or a spread",
@@ -453,6 +460,13 @@ pub(super) const OTHERS: &[Feature] = &[
         shows: |s| repeated(s, true),
     },
     // Data and prose.
+    Feature {
+        name: "data.serde_number_key",
+        exposes: Clause::ProseFromData,
+        mistake: "renders an object whose first key is serde_json's private number key as a number",
+        floor: 2.0,
+        shows: |s| s.results().any(|r| r.get("data").is_some_and(holds_private_key)),
+    },
     Feature {
         name: "data.repeats_artifact",
         exposes: Clause::ProseFromData,

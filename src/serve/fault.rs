@@ -118,6 +118,13 @@ pub enum Fault {
     /// Writes an integer beyond 32 bits as a string, as protobuf's JSON
     /// mapping writes an int64 (breaks `RT-TOOL-3 ¶1`).
     Int64AsString,
+    /// Reads each payload as serde_json's `Value` does with its
+    /// `arbitrary_precision` feature: an object whose first key is
+    /// `$serde_json::private::Number` and whose value spells a number
+    /// becomes that number (breaks `RT-TOOL-3 ¶1`; a runtime in Rust that
+    /// reads a tool's output into `Value` so, as this oracle did before
+    /// 0.8.0).
+    SerdeNumberKey,
     /// Drops an artifact whose payload `url` the call's prose already
     /// carries ("the link is in the message already"; breaks
     /// `RT-TOOL-3 ¶1`).
@@ -290,9 +297,11 @@ impl Fault {
             SpoofId | ExtraKeys | DropLast | FirstCall | PayloadId | ResultId | DataId | DeepId
             | CamelCaseId | LastCallId | CaseInsensitiveKeys | LowercaseType | TrimType
             | DropNullKeys | DropEmptyPayload | EmptyObjectAsArray | ParseJsonStrings
-            | StripProtoKeys | Int64AsString | DropUrlInData | DedupeAcrossCalls
-            | ParseArtifactsString | CapPayload64k | SixDecimals | CapStrings | AttachmentsKey
-            | ErrorFlagDrops | DedupeAcrossRuns | MemoByResult => Some(Clause::KeyByKey),
+            | StripProtoKeys | Int64AsString | SerdeNumberKey | DropUrlInData
+            | DedupeAcrossCalls | ParseArtifactsString | CapPayload64k | SixDecimals
+            | CapStrings | AttachmentsKey | ErrorFlagDrops | DedupeAcrossRuns | MemoByResult => {
+                Some(Clause::KeyByKey)
+            }
             ExposedByDefault | ExposeWithArtifacts | AlwaysHidden | StickyExposure
             | ResultExposure => Some(Clause::NotExposedByDefault),
             LeakPayload | DecoyProse | CountInProse | SwapProse | ErrorInProse
@@ -347,7 +356,7 @@ impl Fault {
                 Code::UnproducedArtifact,
             ],
             DropNullKeys | EmptyObjectAsArray | ParseJsonStrings | StripProtoKeys
-            | Int64AsString | SixDecimals | CapStrings => &[Code::PayloadAltered],
+            | Int64AsString | SerdeNumberKey | SixDecimals | CapStrings => &[Code::PayloadAltered],
             ParseArtifactsString | AttachmentsKey => &[Code::UnproducedArtifact],
             ExposedByDefault | ExposeWithArtifacts | StickyExposure | ResultExposure => {
                 &[Code::ExposedByDefault]

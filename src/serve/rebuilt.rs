@@ -26,7 +26,8 @@ pub(super) fn rebuilt(case: &Case, fault: Fault, value: &mut Value) {
         | Fault::EmptyObjectAsArray
         | Fault::ParseJsonStrings
         | Fault::StripProtoKeys
-        | Fault::Int64AsString => cleaned_up(fault, value),
+        | Fault::Int64AsString
+        | Fault::SerdeNumberKey => cleaned_up(fault, value),
         Fault::DropEmptyPayload | Fault::DropUrlInData | Fault::DedupeAcrossCalls => {
             dropped_as_needless(case, fault, value)
         }
@@ -322,6 +323,17 @@ fn first_key<'v>(v: &'v Value, key: &str) -> Option<&'v Value> {
     }
 }
 
+/// The number an object spells for serde_json's `Value` with
+/// `arbitrary_precision`: its first key `$serde_json::private::Number`,
+/// its value the number's text.
+fn spelled_number(m: &serde_json::Map<String, Value>) -> Option<serde_json::Number> {
+    let (key, text) = m.iter().next()?;
+    if key != crate::gen::SERDE_NUMBER_KEY {
+        return None;
+    }
+    text.as_str()?.parse().ok()
+}
+
 /// A payload "cleaned up" the way `fault` cleans it, at every depth.
 fn clean(v: &mut Value, fault: Fault) {
     match v {
@@ -329,6 +341,10 @@ fn clean(v: &mut Value, fault: Fault) {
             *v = json!([]);
         }
         Value::Object(m) => {
+            if let Some(n) = spelled_number(m).filter(|_| fault == Fault::SerdeNumberKey) {
+                *v = Value::Number(n);
+                return;
+            }
             m.retain(|k, x| match fault {
                 Fault::DropNullKeys => !x.is_null(),
                 Fault::StripProtoKeys => k != "__proto__" && k != "constructor",

@@ -366,6 +366,10 @@ const STREAMS: &[(&str, &str)] = &[
         "0.7.0",
         "4478a78083831d88a00cd6c52e5c3c645f7ba0bf385cbc4c8c36a961d56bdf73",
     ),
+    (
+        "0.8.0",
+        "d3dbd9ad3ec9094b9c0895f84270b88368b5d8dec5c81ec57b09f50b59e2e691",
+    ),
 ];
 
 #[test]

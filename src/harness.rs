@@ -74,9 +74,18 @@ pub const PROTOCOL_VERSION: u64 = 1;
 pub struct Limits {
     /// How long one reply may take.
     pub timeout: Duration,
-    /// The longest reply line read, in bytes; past it the process is at fault.
+    /// The longest reply line read, in bytes, unless [`REPLY_GROWTH`] times
+    /// the longest request line sent is longer; past it the process is at
+    /// fault.
     pub max_line: usize,
 }
+
+/// How many times its request a reply line may be, whatever
+/// [`Limits::max_line`] says: a conforming reply that writes every
+/// character of its case as a `\uXXXX` escape is about six times it (the
+/// prose a rendering of `data`, the artifacts their payloads), so a case
+/// of a few megabytes never makes a conforming process's reply too long.
+pub const REPLY_GROWTH: usize = 8;
 
 impl Default for Limits {
     fn default() -> Limits {

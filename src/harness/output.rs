@@ -36,7 +36,9 @@ pub(super) struct Output<S> {
     at: usize,
     /// How many bytes from `at` on are known to hold no newline.
     scanned: usize,
-    max_line: usize,
+    /// The longest line read whole, which the process may raise between
+    /// lines.
+    pub(super) max_line: usize,
     /// How the output ended, once it has: after the lines in `buf`.
     end: Option<End>,
 }

@@ -35,6 +35,9 @@ pub struct Process {
     writer: Option<thread::JoinHandle<()>>,
     /// Its stdout, read when a reply is needed.
     output: Output<Pipe>,
+    /// The longest request line sent, which bounds a reply line's length
+    /// with [`Limits::max_line`] ([`super::REPLY_GROWTH`]).
+    longest_request: usize,
     stderr: Arc<Mutex<VecDeque<u8>>>,
     limits: Limits,
     seq: u64,
@@ -96,6 +99,7 @@ impl Process {
             writer: Some(writer),
             write_error,
             output,
+            longest_request: 0,
             stderr,
             limits,
             seq: 0,
@@ -257,11 +261,25 @@ impl Process {
     /// Hands request lines to the writer thread. If it has stopped, its
     /// error is kept and reported with the fault the replies show.
     fn send_lines(&mut self, lines: Vec<u8>) {
+        // Each line ends in a newline: the longest is the widest gap
+        // between two (memchr finds them at vector speed).
+        let mut from = 0;
+        for end in memchr::memchr_iter(b'\n', &lines) {
+            self.longest_request = self.longest_request.max(end - from);
+            from = end + 1;
+        }
         if let Some(stdin) = &self.stdin {
             if stdin.send(lines).is_err() {
                 self.stdin = None;
             }
         }
+    }
+
+    /// The longest reply line read: [`Limits::max_line`], or
+    /// [`super::REPLY_GROWTH`] times the longest request line sent.
+    fn max_line(&self) -> usize {
+        let grown = self.longest_request.saturating_mul(super::REPLY_GROWTH);
+        self.limits.max_line.max(grown)
     }
 
     fn write_error(&self) -> Option<String> {
@@ -272,6 +290,8 @@ impl Process {
     /// to the timeout ([`Output::next_line`]).
     fn receive<R>(&mut self, read: impl FnOnce(&[u8]) -> Result<R, Fault>) -> Result<R, Fault> {
         let deadline = deadline_after(self.limits.timeout);
+        let max_line = self.max_line();
+        self.output.max_line = max_line;
         let end = match self.output.next_line(deadline) {
             Some(Ok(line)) => return read(line),
             Some(Err(end)) => Some(end),
@@ -282,7 +302,7 @@ impl Process {
                 "stdout ended inside a line: {}",
                 excerpt(&String::from_utf8_lossy(&line))
             ))),
-            Some(End::TooLong) => Err(Fault::LineTooLong(self.limits.max_line)),
+            Some(End::TooLong) => Err(Fault::LineTooLong(max_line)),
             Some(End::Failed(e)) => Err(self.crashed(&format!("reading stdout failed ({e})"))),
             Some(End::Eof) => Err(self.crashed("stdout closed")),
             None => match self.write_error() {

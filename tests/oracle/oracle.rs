@@ -186,6 +186,27 @@ fn conforming_variants_pass() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// A reply line may be `REPLY_GROWTH` (8) times the longest request sent,
+/// whatever `--max-line` says: with a bound of 4 KiB, `escape-all` (every
+/// character a `\uXXXX` escape, about six times its case) still passes
+/// on the pinned vectors, whose largest request is over 2 KiB, and a
+/// 100 MB line is still too long.
+#[test]
+fn a_reply_may_grow_eight_times_its_request_past_max_line() {
+    let args = ["--cases", "20", "--seed", "5", "--max-line", "4096"];
+    let (out, dir) = diff("escape-all-4k", &args, &["--variant", "escape-all"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{text}{err}");
+    assert!(text.contains("no divergence"), "{text}");
+    let _ = std::fs::remove_dir_all(dir);
+    let (out, dir) = diff("huge-line-4k", &args, &["--fault", "huge-line"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("replied with a line longer than"), "{err}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// `--progress` tells a run nobody watches how far it is, on stderr, in a
 /// pipe and with `--json`: a line every so often, and one as each
 /// divergence is found and as it has shrunk; without it a pipe gets

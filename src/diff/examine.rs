@@ -121,7 +121,11 @@ impl Sent {
         more: &mut More<'_>,
     ) -> Result<Examined, Fault> {
         let over_floors = !floors.is_empty();
-        let zone = model::zone_of(model::shape_reasons(&self.case), floors);
+        let shape = model::shape_reasons(&self.case);
+        // A case of the strict shape has its prose from `data` alone
+        // whether or not it is over the floors, which bound artifacts only.
+        let strict_shape = shape.is_empty();
+        let zone = model::zone_of(shape, floors);
         let mut runs = match self.outcomes(replies, over_floors) {
             ControlFlow::Continue(runs) => runs,
             ControlFlow::Break(examined) => return Ok(examined),
@@ -172,7 +176,7 @@ impl Sent {
             per_run[run].push(violation);
         }
         self.prose_findings(&zone, &runs, &mut per_run);
-        if zone == Zone::Strict {
+        if strict_shape {
             if let Some((violation, observed)) = self.call_alone(&runs[0], more) {
                 runs.resize(ALONE, Value::Null);
                 runs.push(observed);

@@ -664,7 +664,7 @@ fn diff_sends_the_cases_that_cases_prints_for_the_same_seed() {
     let sent: Vec<Value> = std::fs::read_to_string(&log)
         .expect("requests logged")
         .lines()
-        .map(|l| serde_json::from_str::<Value>(l).expect("a request"))
+        .map(|l| rt_tool_3::wire::parse_value(l.as_bytes()).expect("a request"))
         .filter(|r| r["cmd"] == "run")
         .collect();
     let printed = Command::new(BIN)
@@ -673,7 +673,7 @@ fn diff_sends_the_cases_that_cases_prints_for_the_same_seed() {
         .expect("cases runs");
     let cases: Vec<Value> = String::from_utf8_lossy(&printed.stdout)
         .lines()
-        .map(|l| serde_json::from_str(l).expect("a case"))
+        .map(|l| rt_tool_3::wire::parse_value(l.as_bytes()).expect("a case"))
         .collect();
     // The pinned vectors come first, then the generated cases.
     let vectors: Vec<Value> = rt_tool_3::vectors::examples()

@@ -787,16 +787,28 @@ fn serde_jsons_private_number_key_is_an_ordinary_key() {
 }
 
 /// [`wire::value`] read from what is not JSON text: a float as a float,
-/// and serde_json's private number key with a value that is no owned
-/// string (as JSON text never gives one) as the key it is.
+/// an owned string as a string, serde_json's private number key with a
+/// value that is no owned string (as JSON text never gives one) as the
+/// key it is, and what JSON has no value for (bytes) refused as not any
+/// JSON value, wherever it stands.
 #[test]
 fn untrusted_values_from_other_deserializers() {
-    use serde::de::value::{Error, F64Deserializer, MapDeserializer};
+    use serde::de::value::{
+        BytesDeserializer, Error, F64Deserializer, MapDeserializer, StringDeserializer,
+    };
     let float = wire::value(F64Deserializer::<Error>::new(1.5)).expect("a float");
     assert_eq!(float, json!(1.5));
+    let string = wire::value(StringDeserializer::<Error>::new("s".to_owned()));
+    assert_eq!(string.expect("a string"), json!("s"));
     let key = "$serde_json::private::Number";
     let map = MapDeserializer::<_, Error>::new(vec![(key, 1.5)].into_iter());
     assert_eq!(wire::value(map).expect("an object"), json!({ key: 1.5 }));
     let not = wire::value(F64Deserializer::<Error>::new(f64::NAN));
     assert!(not.is_err(), "{not:?}");
+    let bytes = wire::value(BytesDeserializer::<Error>::new(b"x"));
+    let after = MapDeserializer::<_, Error>::new(vec![(key, b"x".as_slice())].into_iter());
+    for refused in [bytes, wire::value(after)] {
+        let said = refused.expect_err("bytes are no JSON value").to_string();
+        assert!(said.contains("expected any JSON value"), "{said}");
+    }
 }

@@ -45,27 +45,31 @@ pub fn text() -> BoxedStrategy<String> {
 /// is an object's first key.
 pub const SERDE_NUMBER_KEY: &str = "$serde_json::private::Number";
 
-/// An object whose first key is [`SERDE_NUMBER_KEY`], holding a number's
-/// text (`"12"`, `"1e400"`, `"-0"`), text that is no number, or a number,
-/// and sometimes a second key: an object like any other, which a runtime
-/// reading JSON into serde_json's `Value` with `arbitrary_precision` takes
-/// for the number, or refuses.
+/// serde_json's private key for raw JSON text, which its `Value` (with
+/// `raw_value`) takes for the JSON its value holds wherever it is an
+/// object's first key.
+pub const SERDE_RAW_KEY: &str = "$serde_json::private::RawValue";
+
+/// An object whose first key is [`SERDE_NUMBER_KEY`] or [`SERDE_RAW_KEY`],
+/// holding a number's text (`"12"`, `"1e400"`, `"-0"`), JSON text
+/// (`"[1,2]"`), text that is neither, or a number, and sometimes a second
+/// key: an object like any other, which a runtime reading JSON into
+/// serde_json's `Value` with `arbitrary_precision` or `raw_value` takes for
+/// the number or the JSON, or refuses.
 pub fn private_key_object() -> BoxedStrategy<Value> {
+    let key = select(vec![SERDE_NUMBER_KEY, SERDE_NUMBER_KEY, SERDE_RAW_KEY]);
     let held = select(vec![
         json!("12"),
         json!("1e400"),
         json!("-0"),
+        json!("[1,2]"),
         json!("x"),
         json!(7),
     ]);
-    (held, any::<bool>())
-        .prop_map(|(held, more)| {
+    (key, held, any::<bool>())
+        .prop_map(|(key, held, more)| {
             let second = more.then(|| ("n".to_owned(), json!(1)));
-            object(
-                [(SERDE_NUMBER_KEY.to_owned(), held)]
-                    .into_iter()
-                    .chain(second),
-            )
+            object([(key.to_owned(), held)].into_iter().chain(second))
         })
         .boxed()
 }

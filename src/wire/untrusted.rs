@@ -8,7 +8,12 @@
 //! number. So a tool that returned `{"$serde_json::private::Number": "12"}`
 //! was read as `12`, its prose rendered as `12`; one that returned
 //! `{"$serde_json::private::Number": "x"}` made a valid case refused as
-//! invalid. No runtime in PHP, TypeScript or Python reads either so.
+//! invalid. No runtime in PHP, TypeScript or Python reads either so. With
+//! `raw_value`, `Value` likewise takes a map whose first key is
+//! `"$serde_json::private::RawValue"` for the JSON text its value holds
+//! (`{"$serde_json::private::RawValue": "[1,2]"}` as `[1,2]`); no reader
+//! hands a visitor such a map unless a `RawValue` is asked for, so here
+//! it is always a key.
 //!
 //! The key's text cannot tell the two apart; how the value comes can. The
 //! number's text comes as an owned `String` (`visit_string`), which

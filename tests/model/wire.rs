@@ -685,16 +685,17 @@ fn a_lone_mark_is_the_unit_between_two_copies_of_a_random_nonce() {
     assert!(nonce.iter().any(|c| *c != nonce[0]), "{mark:?}");
 }
 
-/// serde_json's private key for a number held as text,
-/// `"$serde_json::private::Number"`, which serde_json's own `Value` takes
-/// for a number wherever it is an object's first key: a tool that returns
-/// it is returning an object, and every reading of the oracle (a case read
+/// serde_json's private keys, `"$serde_json::private::Number"` and
+/// `"$serde_json::private::RawValue"`, which serde_json's own `Value` takes
+/// for a number or for the JSON text held wherever one is an object's
+/// first key: a tool that returns one is returning an object, and every reading of the oracle (a case read
 /// whole or raw, a payload of an outcome, a reply, any JSON read whole)
 /// keeps it one, with its keys in order; a `tool_call_id` so written is
 /// refused as the object it is.
 #[test]
-fn serde_jsons_private_number_key_is_an_ordinary_key() {
+fn serde_jsons_private_keys_are_ordinary_keys() {
     let key = "$serde_json::private::Number";
+    let raw = "$serde_json::private::RawValue";
     let mut later = serde_json::Map::new();
     later.insert("a".into(), json!(1));
     later.insert(key.into(), json!("12"));
@@ -736,13 +737,17 @@ fn serde_jsons_private_number_key_is_an_ordinary_key() {
             format!(r#"{{"{key}": 1e400}}"#),
             json!({ key: wire::parse_value(b"1e400").expect("a number") }),
         ),
+        // The key `Value` takes for raw JSON text (with `raw_value`).
+        (format!(r#"{{"{raw}": "[1,2]"}}"#), json!({ raw: "[1,2]" })),
+        (
+            format!(r#"{{"{raw}": 5, "{key}": "6"}}"#),
+            json!({ raw: 5, key: "6" }),
+        ),
     ];
     for (text, object) in &rows {
-        assert_eq!(
-            &wire::parse_value(text.as_bytes()).expect("JSON"),
-            object,
-            "{text}"
-        );
+        // Keys in their order, numbers in their digits: the text.
+        let read = wire::parse_value(text.as_bytes()).expect("JSON");
+        assert_eq!(read.to_string(), object.to_string(), "{text}");
         let reply: wire::Json = wire::parse_reply(text.as_bytes()).expect("JSON");
         assert_eq!(&reply.0, object, "{text}");
         // As a call's `data` and beside it, read whole and raw; its prose
@@ -756,7 +761,9 @@ fn serde_jsons_private_number_key_is_an_ordinary_key() {
         let raw = RawCase::from_json(input.as_bytes()).expect("a valid case");
         assert_eq!(put_back(&raw), case, "{text}");
         let outcome = rt_tool_3::model::outcome(&case);
-        assert!(outcome.messages[0].content.contains(key), "{outcome:?}");
+        // The prose: the data's rendering, which reads back as the object.
+        let prose = wire::parse_value(outcome.messages[0].content.as_bytes());
+        assert_eq!(prose.as_ref(), Ok(object), "{outcome:?}");
         let mut verdict = Vec::new();
         rt_tool_3::verdict(input.as_bytes(), &mut verdict).expect("a valid case");
         assert_eq!(

@@ -368,7 +368,7 @@ const STREAMS: &[(&str, &str)] = &[
     ),
     (
         "0.8.0",
-        "d3dbd9ad3ec9094b9c0895f84270b88368b5d8dec5c81ec57b09f50b59e2e691",
+        "4808021a641cecf95db866f2fc9bfedac5502b9b0d5f18f464f886d27916f83b",
     ),
 ];
 

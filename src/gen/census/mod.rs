@@ -207,12 +207,14 @@ fn well_formed(entry: &Value) -> Option<(&str, &Value)> {
     Some((t, p))
 }
 
-/// Whether `v` holds, at any depth, an object whose first key is
-/// serde_json's private number key ([`crate::gen::SERDE_NUMBER_KEY`]).
+/// Whether `v` holds, at any depth, an object whose first key is one of
+/// serde_json's private keys ([`crate::gen::SERDE_NUMBER_KEY`],
+/// [`crate::gen::SERDE_RAW_KEY`]).
 fn holds_private_key(v: &Value) -> bool {
     match v {
         Value::Object(m) => {
-            m.keys().next().map(String::as_str) == Some(super::SERDE_NUMBER_KEY)
+            let first = m.keys().next().map(String::as_str);
+            matches!(first, Some(super::SERDE_NUMBER_KEY | super::SERDE_RAW_KEY))
                 || m.values().any(holds_private_key)
         }
         Value::Array(a) => a.iter().any(holds_private_key),

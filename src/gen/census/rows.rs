@@ -182,9 +182,9 @@ pub(super) const OTHERS: &[Feature] = &[
         shows: |s| s.any_key(|k| k == "toolCallId" || k == "tool-call-id"),
     },
     Feature {
-        name: "payload.serde_number_key",
+        name: "payload.serde_private_key",
         exposes: Clause::KeyByKey,
-        mistake: "reads an object whose first key is serde_json's private number key as a number, or refuses it",
+        mistake: "reads an object whose first key is one of serde_json's private keys as a number or as the JSON it holds, or refuses it",
         floor: 2.0,
         shows: |s| s.well_formed().any(|(_, p)| holds_private_key(p)),
     },
@@ -461,9 +461,9 @@ pub(super) const OTHERS: &[Feature] = &[
     },
     // Data and prose.
     Feature {
-        name: "data.serde_number_key",
+        name: "data.serde_private_key",
         exposes: Clause::ProseFromData,
-        mistake: "renders an object whose first key is serde_json's private number key as a number",
+        mistake: "renders an object whose first key is one of serde_json's private keys as a number or as the JSON it holds",
         floor: 2.0,
         shows: |s| s.results().any(|r| r.get("data").is_some_and(holds_private_key)),
     },

@@ -39,5 +39,5 @@ pub use raw::{RawCase, PLACEHOLDER};
 pub use refuse::kind;
 pub use shapes::{Call, Case, Landed, Message, Outcome, Reference, ToolArtifact, RESERVED_KEY};
 pub use surrogates::{lone_mark, lone_surrogates, parse_reply, shown_lone};
-pub use untrusted::{parse_value, value, Json};
+pub use untrusted::{parse_value, value, Json, SERDE_NUMBER_KEY, SERDE_RAW_KEY};
 pub use write::{exposed_json, write_sorted, write_value, CaseSpans};

@@ -40,23 +40,15 @@ pub fn text() -> BoxedStrategy<String> {
     .boxed()
 }
 
-/// serde_json's private key for a number held as its text, which its
-/// `Value` (with `arbitrary_precision`) takes for that number wherever it
-/// is an object's first key.
-pub const SERDE_NUMBER_KEY: &str = "$serde_json::private::Number";
-
-/// serde_json's private key for raw JSON text, which its `Value` (with
-/// `raw_value`) takes for the JSON its value holds wherever it is an
-/// object's first key.
-pub const SERDE_RAW_KEY: &str = "$serde_json::private::RawValue";
-
-/// An object whose first key is [`SERDE_NUMBER_KEY`] or [`SERDE_RAW_KEY`],
+/// An object whose first key is one of serde_json's private keys
+/// ([`crate::wire::SERDE_NUMBER_KEY`], [`crate::wire::SERDE_RAW_KEY`]),
 /// holding a number's text (`"12"`, `"1e400"`, `"-0"`), JSON text
 /// (`"[1,2]"`), text that is neither, or a number, and sometimes a second
 /// key: an object like any other, which a runtime reading JSON into
 /// serde_json's `Value` with `arbitrary_precision` or `raw_value` takes for
 /// the number or the JSON, or refuses.
 pub fn private_key_object() -> BoxedStrategy<Value> {
+    use crate::wire::{SERDE_NUMBER_KEY, SERDE_RAW_KEY};
     let key = select(vec![SERDE_NUMBER_KEY, SERDE_NUMBER_KEY, SERDE_RAW_KEY]);
     let held = select(vec![
         json!("12"),
@@ -70,6 +62,22 @@ pub fn private_key_object() -> BoxedStrategy<Value> {
         .prop_map(|(key, held, more)| {
             let second = more.then(|| ("n".to_owned(), json!(1)));
             object([(key.to_owned(), held)].into_iter().chain(second))
+        })
+        .boxed()
+}
+
+/// An object of one to three scalars keyed `"0"`, `"1"`, … in order: an
+/// object like any other, which PHP's `json_decode($json, true)` reads as
+/// a list and `json_encode` writes back as a JSON array.
+pub fn list_like_object() -> BoxedStrategy<Value> {
+    vec(scalar(), 1..=3)
+        .prop_map(|items| {
+            object(
+                items
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, v)| (i.to_string(), v)),
+            )
         })
         .boxed()
 }

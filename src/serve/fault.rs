@@ -125,6 +125,11 @@ pub enum Fault {
     /// reads a tool's output into `Value` so, as this oracle did before
     /// 0.8.0).
     SerdeNumberKey,
+    /// Decodes each payload into PHP's associative arrays
+    /// (`json_decode($json, true)`) and encodes it back: an object keyed
+    /// `"0"`, `"1"`, … in order becomes a JSON array (breaks `RT-TOOL-3
+    /// ¶1`; the empty object's own fault is `empty-object-as-array`).
+    PhpAssocArrays,
     /// Drops an artifact whose payload `url` the call's prose already
     /// carries ("the link is in the message already"; breaks
     /// `RT-TOOL-3 ¶1`).
@@ -297,7 +302,7 @@ impl Fault {
             SpoofId | ExtraKeys | DropLast | FirstCall | PayloadId | ResultId | DataId | DeepId
             | CamelCaseId | LastCallId | CaseInsensitiveKeys | LowercaseType | TrimType
             | DropNullKeys | DropEmptyPayload | EmptyObjectAsArray | ParseJsonStrings
-            | StripProtoKeys | Int64AsString | SerdeNumberKey | DropUrlInData
+            | StripProtoKeys | Int64AsString | SerdeNumberKey | PhpAssocArrays | DropUrlInData
             | DedupeAcrossCalls | ParseArtifactsString | CapPayload64k | SixDecimals
             | CapStrings | AttachmentsKey | ErrorFlagDrops | DedupeAcrossRuns | MemoByResult => {
                 Some(Clause::KeyByKey)
@@ -356,7 +361,9 @@ impl Fault {
                 Code::UnproducedArtifact,
             ],
             DropNullKeys | EmptyObjectAsArray | ParseJsonStrings | StripProtoKeys
-            | Int64AsString | SerdeNumberKey | SixDecimals | CapStrings => &[Code::PayloadAltered],
+            | Int64AsString | SerdeNumberKey | PhpAssocArrays | SixDecimals | CapStrings => {
+                &[Code::PayloadAltered]
+            }
             ParseArtifactsString | AttachmentsKey => &[Code::UnproducedArtifact],
             ExposedByDefault | ExposeWithArtifacts | StickyExposure | ResultExposure => {
                 &[Code::ExposedByDefault]

@@ -27,7 +27,8 @@ pub(super) fn rebuilt(case: &Case, fault: Fault, value: &mut Value) {
         | Fault::ParseJsonStrings
         | Fault::StripProtoKeys
         | Fault::Int64AsString
-        | Fault::SerdeNumberKey => cleaned_up(fault, value),
+        | Fault::SerdeNumberKey
+        | Fault::PhpAssocArrays => cleaned_up(fault, value),
         Fault::DropEmptyPayload | Fault::DropUrlInData | Fault::DedupeAcrossCalls => {
             dropped_as_needless(case, fault, value)
         }
@@ -328,7 +329,7 @@ fn first_key<'v>(v: &'v Value, key: &str) -> Option<&'v Value> {
 /// its value the number's text.
 fn spelled_number(m: &serde_json::Map<String, Value>) -> Option<serde_json::Number> {
     let (key, text) = m.iter().next()?;
-    if key != crate::gen::SERDE_NUMBER_KEY {
+    if key != crate::wire::SERDE_NUMBER_KEY {
         return None;
     }
     text.as_str()?.parse().ok()
@@ -343,6 +344,13 @@ fn clean(v: &mut Value, fault: Fault) {
         Value::Object(m) => {
             if let Some(n) = spelled_number(m).filter(|_| fault == Fault::SerdeNumberKey) {
                 *v = Value::Number(n);
+                return;
+            }
+            let list = !m.is_empty() && m.keys().enumerate().all(|(i, k)| *k == i.to_string());
+            if list && fault == Fault::PhpAssocArrays {
+                let mut items: Vec<Value> = std::mem::take(m).into_values().collect();
+                items.iter_mut().for_each(|x| clean(x, fault));
+                *v = Value::Array(items);
                 return;
             }
             m.retain(|k, x| match fault {

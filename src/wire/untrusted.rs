@@ -32,8 +32,15 @@ use serde_json::{Map, Number, Value};
 
 use super::parse::{parse, Refusal};
 
-/// serde_json's private key for a number given as its text.
-const NUMBER_KEY: &str = "$serde_json::private::Number";
+/// serde_json's private key for a number given as its text, which its
+/// `Value` (with `arbitrary_precision`) takes for that number wherever it
+/// is an object's first key.
+pub const SERDE_NUMBER_KEY: &str = "$serde_json::private::Number";
+
+/// serde_json's private key for raw JSON text, which its `Value` (with
+/// `raw_value`) takes for the JSON its value holds wherever it is an
+/// object's first key.
+pub const SERDE_RAW_KEY: &str = "$serde_json::private::RawValue";
 
 /// Parses one JSON document as [`parse`] does (the nesting bound, nothing
 /// after it), into a [`Value`] in which every object of the text is an
@@ -60,7 +67,7 @@ impl<'de> Deserialize<'de> for Json {
 }
 
 /// Reads any JSON value into a [`Value`], as serde_json's own visitor
-/// does but for a map whose first key is [`NUMBER_KEY`]: a number only if
+/// does but for a map whose first key is [`SERDE_NUMBER_KEY`]: a number only if
 /// its value is the number's own `String`.
 struct Any;
 
@@ -122,7 +129,7 @@ impl<'de> Visitor<'de> for Any {
         let Some(first) = map.next_key::<String>()? else {
             return Ok(Value::Object(object));
         };
-        let value = if first == NUMBER_KEY {
+        let value = if first == SERDE_NUMBER_KEY {
             match map.next_value_seed(AfterNumberKey)? {
                 Read::Number(text) => {
                     return text.parse().map(Value::Number).map_err(A::Error::custom)
@@ -143,14 +150,14 @@ impl<'de> Visitor<'de> for Any {
     }
 }
 
-/// What follows [`NUMBER_KEY`]: a number's own text, or a value of the
+/// What follows [`SERDE_NUMBER_KEY`]: a number's own text, or a value of the
 /// JSON text (an object whose key is that text).
 enum Read {
     Number(String),
     Json(Value),
 }
 
-/// Reads the value after [`NUMBER_KEY`]: an owned `String` is a number's
+/// Reads the value after [`SERDE_NUMBER_KEY`]: an owned `String` is a number's
 /// text; anything else, a value read by [`Any`].
 struct AfterNumberKey;
 

@@ -368,7 +368,7 @@ const STREAMS: &[(&str, &str)] = &[
     ),
     (
         "0.8.0",
-        "4808021a641cecf95db866f2fc9bfedac5502b9b0d5f18f464f886d27916f83b",
+        "9db70c9e3de1272febeb7e5f798b6a1746a3d8fde7fe527426877c53720c5513",
     ),
 ];
 

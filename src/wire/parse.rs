@@ -4,6 +4,10 @@
 
 use std::fmt;
 
+use serde_json::Value;
+
+use super::untrusted::Json;
+
 /// The deepest nesting of arrays and objects the oracle reads in one
 /// document, the default limit of PHP's `json_decode`. It is the oracle's
 /// own bound, not a rule of RT-TOOL-3: it keeps every recursive walk, and
@@ -25,11 +29,26 @@ impl std::error::Error for Refusal {}
 /// Parses one JSON document the oracle reads (a case, an outcome, a reply),
 /// nested at most [`MAX_DEPTH`] deep, with nothing after it but whitespace.
 ///
-/// For a bare [`serde_json::Value`], use [`crate::wire::parse_value`]:
-/// `Value`'s own reading takes an object whose first key is serde_json's
-/// private number key for a number ([`crate::wire::Json`]).
-pub fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Refusal> {
+/// A bare [`serde_json::Value`] is read as [`crate::wire::parse_value`]
+/// reads it, every object of the text an object: `Value`'s own reading
+/// takes one whose first key is one of serde_json's private keys for a
+/// number or for the JSON it holds ([`crate::wire::Json`]). A `Value`
+/// inside another type is read so only where its field says
+/// (`#[serde(deserialize_with = "wire::value")]`).
+pub fn parse<T: serde::de::DeserializeOwned + 'static>(bytes: &[u8]) -> Result<T, Refusal> {
     check_depth(bytes)?;
+    let mut slot: Option<T> = None;
+    if let Some(value) = (&mut slot as &mut dyn std::any::Any).downcast_mut::<Option<Value>>() {
+        *value = Some(read::<Json>(bytes)?.0);
+    }
+    match slot {
+        Some(value) => Ok(value),
+        None => read(bytes),
+    }
+}
+
+/// [`parse`], its nesting bound checked already.
+fn read<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Refusal> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     de.disable_recursion_limit();
     let value = T::deserialize(&mut de).map_err(refusal)?;

@@ -62,7 +62,7 @@ fn lone_escapes(bytes: &[u8], mut found: impl FnMut(usize, u16) -> bool) {
 /// escapes were. A document that is not JSON for any other reason is refused
 /// as [`parse`] refuses it. A case is never read this way: a lone surrogate
 /// in a case is refused (the oracle's own limit).
-pub fn parse_reply<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Refusal> {
+pub fn parse_reply<T: serde::de::DeserializeOwned + 'static>(bytes: &[u8]) -> Result<T, Refusal> {
     let refused = match parse(bytes) {
         Err(refused) if has_lone_surrogate(bytes) => refused,
         parsed => return parsed,

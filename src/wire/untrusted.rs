@@ -46,7 +46,7 @@ pub const SERDE_RAW_KEY: &str = "$serde_json::private::RawValue";
 /// after it), into a [`Value`] in which every object of the text is an
 /// object.
 pub fn parse_value(bytes: &[u8]) -> Result<Value, Refusal> {
-    parse::<Json>(bytes).map(|json| json.0)
+    parse(bytes)
 }
 
 /// Deserializes a [`Value`] from JSON text with every object of the text

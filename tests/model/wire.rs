@@ -750,6 +750,11 @@ fn serde_jsons_private_keys_are_ordinary_keys() {
         assert_eq!(read.to_string(), object.to_string(), "{text}");
         let reply: wire::Json = wire::parse_reply(text.as_bytes()).expect("JSON");
         assert_eq!(&reply.0, object, "{text}");
+        // A bare `Value` asked of `parse` or `parse_reply` is read so too.
+        let bare: Value = wire::parse(text.as_bytes()).expect("JSON");
+        assert_eq!(bare.to_string(), object.to_string(), "{text}");
+        let bare: Value = wire::parse_reply(text.as_bytes()).expect("JSON");
+        assert_eq!(bare.to_string(), object.to_string(), "{text}");
         // As a call's `data` and beside it, read whole and raw; its prose
         // renders it.
         let input = one(&format!(

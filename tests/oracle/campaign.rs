@@ -29,7 +29,7 @@ fn diff(dir: &Path, args: &[&str], serve: &[&str]) -> Output {
 }
 
 fn json(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+    rt_tool_3::wire::parse(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "not a JSON report ({e}): {}",
             String::from_utf8_lossy(&out.stderr)
@@ -194,7 +194,7 @@ fn the_campaign_matrix_runs_as_written() {
         let out = bash(&script);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "shard {k}: {script}\n{err}");
-        let report: Value = serde_json::from_slice(
+        let report: Value = rt_tool_3::wire::parse(
             &std::fs::read(dir.join(format!("shard-{k}.json"))).expect("the shard's report"),
         )
         .expect("a JSON report");
@@ -228,7 +228,7 @@ fn the_campaign_matrix_runs_as_written() {
     assert!(read("standing.html").contains("RT-TOOL-3 ¶3: not met"));
     let badge: Value = serde_json::from_str(&read("badge.json")).expect("the badge's JSON");
     assert_eq!(badge["message"], "¶1 ¶2 ¶4 met, ¶3 not met");
-    let saved: Value = serde_json::from_slice(
+    let saved: Value = rt_tool_3::wire::parse(
         &std::fs::read(dir.join("divergences.json")).expect("divergences.json"),
     )
     .expect("saved JSON");

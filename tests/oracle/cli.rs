@@ -121,7 +121,7 @@ fn verdict_reads_a_file_or_stdin() {
     );
     assert_eq!(from_file.status.code(), Some(0));
     assert_eq!(from_file.stdout, from_stdin.stdout);
-    let outcome: serde_json::Value = serde_json::from_slice(&from_file.stdout).expect("json");
+    let outcome: serde_json::Value = rt_tool_3::wire::parse(&from_file.stdout).expect("json");
     assert_eq!(outcome["messages"][0]["content"], "Created node 5 (draft).");
     assert_eq!(outcome["tool_artifacts"][0]["tool_call_id"], "c1");
 
@@ -263,7 +263,7 @@ fn check_judges_by_the_text() {
     );
     let out = run(&["verdict", &reserved], b"");
     assert_eq!(out.status.code(), Some(0));
-    let outcome: serde_json::Value = serde_json::from_slice(&out.stdout).expect("an outcome");
+    let outcome: serde_json::Value = rt_tool_3::wire::parse(&out.stdout).expect("an outcome");
     assert_eq!(outcome["messages"][0]["content"], "x");
     assert!(String::from_utf8_lossy(&out.stderr).contains("lenient zone"));
     assert!(String::from_utf8_lossy(&out.stderr).contains("reserved `artifacts` key"));
@@ -501,7 +501,7 @@ fn verdict_reads_valid_unicode_escapes() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let outcome: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let outcome: serde_json::Value = rt_tool_3::wire::parse(&out.stdout).expect("json");
     assert_eq!(
         outcome["tool_artifacts"][0]["payload"]["s"],
         "\\ud800 \u{1f600} \u{e9}"
@@ -521,7 +521,7 @@ fn a_repeated_key_keeps_its_last_value_however_many_keys() {
         );
         let out = run(&["verdict"], case.as_bytes());
         assert_eq!(out.status.code(), Some(0), "{n} keys");
-        let outcome: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        let outcome: serde_json::Value = rt_tool_3::wire::parse(&out.stdout).expect("json");
         assert_eq!(
             outcome["tool_artifacts"],
             serde_json::json!([{"type": "b", "payload": {"v": 2}, "tool_call_id": "c1"}]),
@@ -605,7 +605,7 @@ fn cases_ends_quietly_when_the_reader_goes_away() {
 #[test]
 fn cases_census_counts_every_feature_and_exits_by_the_floors() {
     let json = run(&["cases", "--census", "300", "--seed", "4", "--json"], b"");
-    let census: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    let census: serde_json::Value = rt_tool_3::wire::parse(&json.stdout).expect("JSON");
     assert_eq!(census["cases"], 300);
     assert_eq!(census["rule_hash"], rt_tool_3::RULE_HASH);
     let features = census["features"].as_array().expect("features");
@@ -1088,7 +1088,7 @@ fn junit_page_and_badge_of_a_conforming_a_failing_and_a_crashing_run() {
     let case: serde_json::Value = section
         .descendants()
         .find(|n| n.has_tag_name("pre"))
-        .map(|pre| serde_json::from_str(&text_of(pre)).expect("the case as JSON"))
+        .map(|pre| rt_tool_3::wire::parse_value(text_of(pre).as_bytes()).expect("the case as JSON"))
         .expect("the case");
     assert!(case["calls"].is_array(), "{case}");
     assert!(
@@ -1291,13 +1291,13 @@ fn markup_in_a_case_and_a_name_stays_text_in_every_report() {
         .collect();
     // The minimal case and the judge's sentences, as the --json report
     // has them: the sentence names the call by its hostile id.
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the report");
+    let report: serde_json::Value = rt_tool_3::wire::parse(&out.stdout).expect("the report");
     let example = report["standing"]["clauses"]
         .as_array()
         .and_then(|cs| cs.iter().find(|c| c["status"] == "not-met"))
         .map(|c| &c["counterexample"])
         .expect("a clause not met");
-    let shown_case: serde_json::Value = serde_json::from_str(&pre[0]).expect("the case as JSON");
+    let shown_case = rt_tool_3::wire::parse_value(pre[0].as_bytes()).expect("the case as JSON");
     assert_eq!(&shown_case, &example["case"]);
     let reason = example["reason"][0].as_str().expect("a sentence");
     assert!(
@@ -1878,7 +1878,7 @@ fn an_exit_2_under_json_says_its_code_on_stdout() {
         .output()
         .expect("diff runs");
     assert_eq!(out.status.code(), Some(2));
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the report alone");
+    let report: serde_json::Value = rt_tool_3::wire::parse(&out.stdout).expect("the report alone");
     assert_eq!(report["fault"]["code"], "crashed", "{report}");
     assert!(report.get("error").is_none(), "{report}");
     let _ = std::fs::remove_dir_all(dir);

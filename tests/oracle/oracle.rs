@@ -46,7 +46,7 @@ fn conforming_server_passes() {
         &["--cases", "300", "--seed", "11", "--json"],
         &[],
     );
-    let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    let report: Value = rt_tool_3::wire::parse(&out.stdout).expect("a JSON report");
     assert_eq!(out.status.code(), Some(0), "{report}");
     assert_eq!(report["cases"], 300 + pinned());
     assert_eq!(report["replayed"], pinned());
@@ -80,7 +80,7 @@ fn a_failed_calls_error_in_its_prose_breaks_only_the_letter() {
         &["--cases", "256", "--seed", "5", "--json"],
         &["--fault", "failed-error-prose"],
     );
-    let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    let report: Value = rt_tool_3::wire::parse(&out.stdout).expect("a JSON report");
     assert_eq!(out.status.code(), Some(0), "{report}");
     assert_eq!(report["reading"], "data-only");
     let _ = std::fs::remove_dir_all(dir);
@@ -231,8 +231,8 @@ fn progress_lines_tell_a_run_in_a_pipe_how_far_it_is() {
     );
     let _ = std::fs::remove_dir_all(dir);
     assert_eq!(told.status.code(), Some(0), "{:?}", lines_of(&told));
-    let report: Value = serde_json::from_slice(&told.stdout).expect("a JSON report");
-    let quiet: Value = serde_json::from_slice(&quiet.stdout).expect("a JSON report");
+    let report: Value = rt_tool_3::wire::parse(&told.stdout).expect("a JSON report");
+    let quiet: Value = rt_tool_3::wire::parse(&quiet.stdout).expect("a JSON report");
     assert_eq!(report["divergences"], quiet["divergences"]);
     assert_eq!(report["cases"], quiet["cases"]);
     let lines = lines_of(&told);
@@ -256,7 +256,7 @@ fn progress_lines_tell_a_run_in_a_pipe_how_far_it_is() {
     );
     let _ = std::fs::remove_dir_all(dir);
     assert_eq!(found.status.code(), Some(1), "{:?}", lines_of(&found));
-    let report: Value = serde_json::from_slice(&found.stdout).expect("a JSON report");
+    let report: Value = rt_tool_3::wire::parse(&found.stdout).expect("a JSON report");
     let divergence = &report["divergences"][0];
     let origin = divergence["origin"].as_str().expect("an origin");
     let lines = lines_of(&found);
@@ -357,7 +357,7 @@ fn a_reply_holding_a_lone_surrogate_is_a_divergence_and_the_run_goes_on() {
         &["--cases", "60", "--seed", "3", "--json"],
         &["--fault", "split-surrogate"],
     );
-    let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    let report: Value = rt_tool_3::wire::parse(&out.stdout).expect("a JSON report");
     assert_eq!(
         out.status.code(),
         Some(1),
@@ -399,7 +399,7 @@ fn a_reply_holding_a_lone_surrogate_is_a_divergence_and_the_run_goes_on() {
             .any(|c| c.len_utf16() == 2),
         "{minimal}"
     );
-    let saved: Value = serde_json::from_slice(
+    let saved: Value = rt_tool_3::wire::parse(
         &std::fs::read(dir.join("rt-tool-3-divergences.json")).expect("saved vectors"),
     )
     .expect("saved JSON");
@@ -479,7 +479,7 @@ fn a_process_fault_writes_a_standing_that_claims_nothing() {
         &["--fault", "crash"],
     );
     assert_eq!(out.status.code(), Some(2));
-    let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    let report: Value = rt_tool_3::wire::parse(&out.stdout).expect("a JSON report");
     assert_eq!(report["standing"]["complete"], false, "{report}");
     assert_eq!(report["standing"]["clauses"], serde_json::json!([]));
     let markdown = std::fs::read_to_string(&standing).expect("a standing");
@@ -627,7 +627,7 @@ fn an_errored_message_is_told_on_one_line_and_kept_whole() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    let report: Value = rt_tool_3::wire::parse(&out.stdout).expect("a JSON report");
     let found = &report["divergences"][0]["found"][0];
     let description = found["description"].as_str().expect("a description");
     assert!(!description.contains('\n'), "{description}");
@@ -855,7 +855,7 @@ fn a_kill_during_shrinking_loses_nothing() {
         "diff ended before it was killed: it never shrank"
     );
     let saved: Value =
-        serde_json::from_slice(&std::fs::read(&save).expect("saved before shrinking"))
+        rt_tool_3::wire::parse(&std::fs::read(&save).expect("saved before shrinking"))
             .expect("whole JSON");
     let found = &saved["divergences"][0]["found"][0];
     assert_eq!(
@@ -932,7 +932,7 @@ ref.main()
             .args(["--", "python3", adapter])
             .output()
             .expect("diff runs");
-        let report: Value = serde_json::from_slice(&out.stdout)
+        let report: Value = rt_tool_3::wire::parse(&out.stdout)
             .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
         (out.status.code(), report)
     };
@@ -1063,7 +1063,7 @@ fn each_warning_names_its_case_and_call() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    let report: Value = rt_tool_3::wire::parse(&out.stdout).expect("a JSON report");
     let warned = report["warned"].as_array().expect("warned");
     assert!(!warned.is_empty(), "no warning listed");
     assert_eq!(report["warnings"].as_u64(), Some(warned.len() as u64));
@@ -1134,7 +1134,7 @@ fn skipping(skip: &str, args: &[&str]) -> (Option<i32>, Value) {
         .args(["--", "python3", "-c", &adapter])
         .output()
         .expect("diff runs");
-    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+    let report = rt_tool_3::wire::parse(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "no JSON report ({e}): {}",
             String::from_utf8_lossy(&out.stderr)

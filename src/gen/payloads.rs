@@ -138,10 +138,6 @@ pub(super) fn payload_feature() -> BoxedStrategy<(String, Value)> {
         }),
         // A deep value.
         2 => deep(20).prop_map(|v| ("deep".to_owned(), v)),
-        // An object a serde_json `Value` takes for a number.
-        1 => private_key_object().prop_map(|o| ("parsed".to_owned(), o)),
-        // An object PHP's associative arrays take for a list.
-        1 => list_like_object().prop_map(|o| ("rows".to_owned(), o)),
         // Prototype keys.
         1 => select(vec!["__proto__", "constructor"]).prop_map(|k| {
             (k.to_owned(), json!({"prototype": {"isAdmin": true}, "polluted": true}))

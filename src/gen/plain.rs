@@ -40,48 +40,6 @@ pub fn text() -> BoxedStrategy<String> {
     .boxed()
 }
 
-/// An object whose first key is one of serde_json's private keys
-/// ([`crate::wire::SERDE_NUMBER_KEY`], [`crate::wire::SERDE_RAW_KEY`]),
-/// holding a number's text (`"12"`, `"1e400"`, `"-0"`), JSON text
-/// (`"[1,2]"`), text that is neither, or a number, and sometimes a second
-/// key: an object like any other, which a runtime reading JSON into
-/// serde_json's `Value` with `arbitrary_precision` or `raw_value` takes for
-/// the number or the JSON, or refuses.
-pub fn private_key_object() -> BoxedStrategy<Value> {
-    use crate::wire::{SERDE_NUMBER_KEY, SERDE_RAW_KEY};
-    let key = select(vec![SERDE_NUMBER_KEY, SERDE_NUMBER_KEY, SERDE_RAW_KEY]);
-    let held = select(vec![
-        json!("12"),
-        json!("1e400"),
-        json!("-0"),
-        json!("[1,2]"),
-        json!("x"),
-        json!(7),
-    ]);
-    (key, held, any::<bool>())
-        .prop_map(|(key, held, more)| {
-            let second = more.then(|| ("n".to_owned(), json!(1)));
-            object([(key.to_owned(), held)].into_iter().chain(second))
-        })
-        .boxed()
-}
-
-/// An object of one to three scalars keyed `"0"`, `"1"`, … in order: an
-/// object like any other, which PHP's `json_decode($json, true)` reads as
-/// a list and `json_encode` writes back as a JSON array.
-pub fn list_like_object() -> BoxedStrategy<Value> {
-    vec(scalar(), 1..=3)
-        .prop_map(|items| {
-            object(
-                items
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, v)| (i.to_string(), v)),
-            )
-        })
-        .boxed()
-}
-
 /// An object key: an identifier-like word or any [`text`], the empty string
 /// included.
 pub fn key() -> BoxedStrategy<String> {

@@ -51,8 +51,6 @@ pub fn data() -> BoxedStrategy<Option<Value>> {
         1 => Just(Some(Value::Null)),
         1 => Just(None),
         3 => json(3).prop_map(Some),
-        1 => private_key_object().prop_map(Some),
-        1 => list_like_object().prop_map(Some),
         1 => deep(20).prop_map(Some),
         // Rarely, far deeper: 100 to 200 levels, within every parser's
         // bound (PHP's 512) once the request wraps it.

@@ -368,7 +368,7 @@ const STREAMS: &[(&str, &str)] = &[
     ),
     (
         "0.8.0",
-        "9db70c9e3de1272febeb7e5f798b6a1746a3d8fde7fe527426877c53720c5513",
+        "4478a78083831d88a00cd6c52e5c3c645f7ba0bf385cbc4c8c36a961d56bdf73",
     ),
 ];
 

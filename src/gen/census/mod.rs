@@ -207,30 +207,6 @@ fn well_formed(entry: &Value) -> Option<(&str, &Value)> {
     Some((t, p))
 }
 
-/// Whether `v` holds, at any depth, an object `f` holds of.
-fn holds_object(v: &Value, f: &dyn Fn(&Map<String, Value>) -> bool) -> bool {
-    match v {
-        Value::Object(m) => f(m) || m.values().any(|x| holds_object(x, f)),
-        Value::Array(a) => a.iter().any(|x| holds_object(x, f)),
-        _ => false,
-    }
-}
-
-/// Whether an object's first key is one of serde_json's private keys
-/// ([`crate::wire::SERDE_NUMBER_KEY`], [`crate::wire::SERDE_RAW_KEY`]).
-fn private_key(m: &Map<String, Value>) -> bool {
-    let first = m.keys().next().map(String::as_str);
-    matches!(
-        first,
-        Some(crate::wire::SERDE_NUMBER_KEY | crate::wire::SERDE_RAW_KEY)
-    )
-}
-
-/// Whether an object's keys are `"0"`, `"1"`, … in order, and it has one.
-fn list_like(m: &Map<String, Value>) -> bool {
-    !m.is_empty() && m.keys().enumerate().all(|(i, k)| *k == i.to_string())
-}
-
 /// Calls `f(depth, value)` for every `tool_call_id` key in `v`, `depth`
 /// objects below `v`'s top level.
 fn ids_below(v: &Value, depth: usize, f: &mut dyn FnMut(usize, &Value)) {

@@ -182,20 +182,6 @@ pub(super) const OTHERS: &[Feature] = &[
         shows: |s| s.any_key(|k| k == "toolCallId" || k == "tool-call-id"),
     },
     Feature {
-        name: "payload.serde_private_key",
-        exposes: Clause::KeyByKey,
-        mistake: "reads an object whose first key is one of serde_json's private keys as a number or as the JSON it holds, or refuses it",
-        floor: 2.0,
-        shows: |s| s.well_formed().any(|(_, p)| holds_object(p, &private_key)),
-    },
-    Feature {
-        name: "payload.list_like_keys",
-        exposes: Clause::KeyByKey,
-        mistake: "decodes the payload to PHP arrays: an object keyed \"0\", \"1\", … is written back as a JSON array",
-        floor: 2.0,
-        shows: |s| s.well_formed().any(|(_, p)| holds_object(p, &list_like)),
-    },
-    Feature {
         name: "entry.prototype_key",
         exposes: Clause::KeyByKey,
         mistake: "copies `__proto__` or `constructor` with Object.assign or a spread",
@@ -467,26 +453,6 @@ pub(super) const OTHERS: &[Feature] = &[
         shows: |s| repeated(s, true),
     },
     // Data and prose.
-    Feature {
-        name: "data.serde_private_key",
-        exposes: Clause::ProseFromData,
-        mistake: "renders an object whose first key is one of serde_json's private keys as a number or as the JSON it holds",
-        floor: 2.0,
-        shows: |s| {
-            s.results()
-                .any(|r| r.get("data").is_some_and(|d| holds_object(d, &private_key)))
-        },
-    },
-    Feature {
-        name: "data.list_like_keys",
-        exposes: Clause::ProseFromData,
-        mistake: "decodes data to PHP arrays: an object keyed \"0\", \"1\", … is rendered as a JSON array",
-        floor: 2.0,
-        shows: |s| {
-            s.results()
-                .any(|r| r.get("data").is_some_and(|d| holds_object(d, &list_like)))
-        },
-    },
     Feature {
         name: "data.repeats_artifact",
         exposes: Clause::ProseFromData,

@@ -62,8 +62,7 @@ pub(crate) fn check(
     drop(bytes);
     let (name, bytes) = read_input(Some(outcome))?;
     // An outcome holding a lone surrogate escape is judged, not refused.
-    let observed = rt_tool_3::wire::parse_reply::<rt_tool_3::wire::Json>(&bytes)
-        .map(|json| json.0)
+    let observed: serde_json::Value = rt_tool_3::wire::parse_reply(&bytes)
         .map_err(|e| Fail::from(format!("invalid outcome in {name}: {e}")))?;
     drop(bytes);
     let judgement = judge::judge(&case, &observed, options)

@@ -70,8 +70,7 @@ pub(super) fn carries(line: &[u8], seq: u64, outcome: &[u8]) -> bool {
 /// holding a lone surrogate escape is read, marked ([`wire::parse_reply`]),
 /// for the judge: the reply is judged, and the run goes on.
 pub(super) fn parse_line(line: &[u8]) -> Result<Value, String> {
-    wire::parse_reply::<wire::Json>(line)
-        .map(|json| json.0)
+    wire::parse_reply::<Value>(line)
         .map_err(|e| format!("{e}: {}", excerpt(&String::from_utf8_lossy(line))))
 }
 

@@ -55,8 +55,7 @@ pub fn value<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Value, D::Err
     deserializer.deserialize_any(Any)
 }
 
-/// A [`Value`] read by [`value`], where a type is wanted (`parse::<Json>`,
-/// `next_value::<Json>`).
+/// A [`Value`] read by [`value`], where a type is wanted (`next_value::<Json>`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Json(pub Value);
 

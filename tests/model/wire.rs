@@ -727,6 +727,11 @@ fn serde_jsons_private_keys_are_ordinary_keys() {
             json!({ key: "3" }),
         ),
         (format!(r#"[{{"{key}": "-0"}}]"#), json!([{ key: "-0" }])),
+        // A repeated key keeps its last value where its first stood.
+        (
+            r#"{"a": 1, "b": 2, "a": 3}"#.into(),
+            json!({"a": 3, "b": 2}),
+        ),
         (format!(r#"{{"{key}": null}}"#), json!({ key: null })),
         (format!(r#"{{"{key}": false}}"#), json!({ key: false })),
         (format!(r#"{{"{key}": -3}}"#), json!({ key: -3 })),

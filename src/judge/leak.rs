@@ -84,9 +84,11 @@ pub(super) struct LeakScan<'c> {
     windows: Vec<&'c [u8]>,
     /// For each window, the candidate that is that window whole, if one is.
     whole_of: Vec<Option<usize>>,
-    /// For each window, the candidates longer than it that start with it,
-    /// as a trie: found where the window is, then walked there in place.
-    longer: Vec<Trie>,
+    /// For each window of `WINDOW` bytes with candidates longer than it
+    /// that start with it, those candidates as a trie: found where the
+    /// window is, then walked there in place. Most windows have none, and
+    /// hold nothing here.
+    longer: HashMap<usize, Trie>,
     /// The automaton over `windows`, so its size does not grow with a
     /// candidate's length; `None` only if it could not be built (then the
     /// texts are searched string by string).
@@ -143,6 +145,9 @@ impl<'c> LeakScan<'c> {
                 meet(&mut scan, v, whose, skip);
             }
         }
+        // Each string is met once now: the index of them is not needed
+        // while the automaton is built, which is when the scan weighs most.
+        drop(ids);
         scan.index();
         scan
     }
@@ -158,7 +163,7 @@ impl<'c> LeakScan<'c> {
             own: Vec::new(),
             windows: Vec::new(),
             whole_of: Vec::new(),
-            longer: Vec::new(),
+            longer: HashMap::new(),
             automaton: None,
             long: false,
         }
@@ -167,22 +172,29 @@ impl<'c> LeakScan<'c> {
     /// Builds the windows and the automaton over `strings`.
     fn index(&mut self) {
         let scan = self;
+        // A string shorter than `WINDOW` is its own window, and no other
+        // string's (each is met once): only windows of `WINDOW` bytes, which
+        // longer strings share, are looked up.
         let mut window_ids: HashMap<&[u8], usize> = HashMap::new();
         for (id, &(string, _)) in scan.strings.iter().enumerate() {
             let window = &string.as_bytes()[..string.len().min(WINDOW)];
-            let w = *window_ids.entry(window).or_insert_with(|| {
+            let mut new_window = || {
                 scan.windows.push(window);
                 scan.whole_of.push(None);
-                scan.longer.push(Trie::default());
                 scan.windows.len() - 1
-            });
+            };
+            let w = if window.len() < WINDOW {
+                new_window()
+            } else {
+                *window_ids.entry(window).or_insert_with(new_window)
+            };
             if window.len() == string.len() {
                 scan.whole_of[w] = Some(id);
             } else {
-                scan.longer[w].insert(id, &scan.strings);
+                scan.longer.entry(w).or_default().insert(id, &scan.strings);
             }
         }
-        scan.long = scan.longer.iter().any(|l| !l.nodes.is_empty());
+        scan.long = !scan.longer.is_empty();
         if !scan.windows.is_empty() {
             tally(|w| w.built += scan.windows.iter().map(|w| w.len() as u64).sum::<u64>());
             scan.automaton = NFA::new(&scan.windows).ok();
@@ -429,8 +441,8 @@ impl<'s, 'c> Text<'s, 'c> {
                     let group = *self.long_at.entry(state).or_insert_with(|| {
                         let w = (0..automaton.match_len(state))
                             .map(|m| automaton.match_pattern(state, m).as_usize())
-                            .find(|&w| !scan.longer[w].nodes.is_empty())?;
-                        groups.push(Group::new(w, &scan.longer[w]));
+                            .find(|w| scan.longer.contains_key(w))?;
+                        groups.push(Group::new(w, &scan.longer[&w]));
                         Some(groups.len() - 1)
                     });
                     self.last = Some((state, group));
@@ -528,7 +540,7 @@ impl<'s, 'c> Text<'s, 'c> {
     /// repeats are still checked, so that the automaton can jump over them.
     fn compare(&mut self, group: usize, text: &[u8], at: usize) -> Option<(usize, usize)> {
         let (strings, group) = (&self.scan.strings, &mut self.groups[group]);
-        let trie = &self.scan.longer[group.window];
+        let trie = &self.scan.longer[&group.window];
         let j = match group.at.replace(at) {
             None => 0,
             Some(before) => {

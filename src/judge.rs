@@ -25,7 +25,6 @@
 //! call's own `data`, and cites an artifact missing while the port is hidden
 //! as what one outcome proves, ¶1, with a word on ¶4.
 
-use std::cell::OnceCell;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -33,22 +32,24 @@ use serde_json::Value;
 
 pub use crate::code::{Cite, Clause, Code, Place};
 use crate::model::{self, Zone};
-use crate::wire::{kind, Case, Landed, Message, Outcome};
+use crate::wire::{self, kind, Case, Landed, Message, Outcome, Reference};
 
 mod clauses;
 mod findings;
 mod json;
 mod leak;
+mod observed;
 mod pool;
 mod port;
 mod work;
 
 pub use clauses::contents;
-use clauses::{call_index, Judge};
+use clauses::Judge;
 pub use findings::{Violation, Warning};
 pub use json::{first_difference, json_eq, same_multiset, unencodable_replaced, Eq};
 pub(crate) use leak::strings;
 pub use leak::{leak_candidates, LEAK_MIN_CHARS};
+use observed::Reading;
 pub(crate) use pool::candidate_entries;
 pub use pool::{lenient_pool, may_deliver};
 pub use work::Work;
@@ -149,13 +150,13 @@ impl fmt::Display for NotAnOutcome {
 /// Judges an observed outcome against the rule.
 pub fn judge(case: &Case, observed: &Value, options: Options) -> Result<Judgement, NotAnOutcome> {
     let reference = model::reference(case);
-    let zone = model::zone(case);
-    let want = Wanted {
-        messages: &reference.messages,
-        artifacts: &reference.tool_artifacts,
-        exposed: reference.exposed,
-    };
-    judge_wanted(case, zone, want, observed, options)
+    judge_wanted(
+        case,
+        model::zone(case),
+        Wanted::of(&reference),
+        observed,
+        options,
+    )
 }
 
 /// [`judge`], with the case's zone and its reference outcome
@@ -187,6 +188,16 @@ struct Wanted<'r> {
     exposed: bool,
 }
 
+impl<'r> Wanted<'r> {
+    fn of(reference: &'r Reference<'_>) -> Wanted<'r> {
+        Wanted {
+            messages: &reference.messages,
+            artifacts: &reference.tool_artifacts,
+            exposed: reference.exposed,
+        }
+    }
+}
+
 fn judge_wanted(
     case: &Case,
     zone: Zone,
@@ -200,34 +211,48 @@ fn judge_wanted(
             kind(observed)
         )));
     };
-    let strict = zone == Zone::Strict;
-    let mut j = Judge {
-        case,
-        strict,
-        bounded: !strict && model::shape_reasons(case).is_empty(),
-        options,
-        violations: Vec::new(),
-        warnings: Vec::new(),
-        call_of: call_index(&case.calls),
-        sources: OnceCell::new(),
+    let judge = Judge::new(case, &zone, options);
+    let may_land = judge.may_land(reference.artifacts);
+    let mut reading = Reading::new(judge, &may_land);
+    reading.members(observed);
+    Ok(judgement(zone, reading.finish(reference)))
+}
+
+/// [`judge`], the outcome read from its JSON text rather than parsed
+/// first: each entry of the port that lands as it should is let go as soon
+/// as it is read, and so is the text once read, so an outcome costs about
+/// what its prose and its wrong entries weigh, not a tree of all of it.
+/// The same findings as [`judge`] on the outcome
+/// [`wire::parse_reply`](crate::wire::parse_reply) reads (a lone surrogate
+/// escape read, not refused); `Err` when the text is no JSON object, said
+/// in one line.
+pub fn judge_text(case: &Case, text: Vec<u8>, options: Options) -> Result<Judgement, NotAnOutcome> {
+    let reference = model::reference(case);
+    let zone = model::zone(case);
+    let want = Wanted::of(&reference);
+    let judge = Judge::new(case, &zone, options);
+    let may_land = judge.may_land(want.artifacts);
+    let mut reading = Reading::new(judge, &may_land);
+    let read = match reading.text(&text) {
+        Err(refused) => match wire::with_lone_surrogates_marked(&text) {
+            Some(marked) => {
+                reading = Reading::new(Judge::new(case, &zone, options), &may_land);
+                reading.text(&marked).map_err(|_| refused)
+            }
+            None => Err(refused),
+        },
+        read => read,
     };
-    for key in observed.keys() {
-        if !["messages", "tool_artifacts", "exposed"].contains(&key.as_str()) {
-            let msg = format!(
-                "the outcome has a key `{key}` the contract does not define; it was ignored"
-            );
-            j.warning(Code::UnknownOutcomeKey, Place::key(key), msg);
-        }
-    }
-    let exposed = j.exposure(observed.get("exposed"), reference.exposed);
-    let start = j.violations.len();
-    j.artifacts(observed.get("tool_artifacts"), reference.artifacts, exposed);
-    let port = start..j.violations.len();
-    j.prose(observed.get("messages"), reference.messages);
-    Ok(Judgement {
+    drop(text);
+    read.map_err(|refused| NotAnOutcome(refused.0))??;
+    Ok(judgement(zone, reading.finish(want)))
+}
+
+fn judgement(zone: Zone, (judge, port): (Judge<'_>, std::ops::Range<usize>)) -> Judgement {
+    Judgement {
         zone,
-        violations: j.violations,
-        warnings: j.warnings,
+        violations: judge.violations,
+        warnings: judge.warnings,
         port,
-    })
+    }
 }

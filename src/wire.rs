@@ -31,13 +31,15 @@ mod raw;
 mod refuse;
 mod shapes;
 mod surrogates;
-mod untrusted;
+pub(crate) mod untrusted;
 mod write;
 
+pub(crate) use parse::{check_depth, refusal};
 pub use parse::{parse, within_depth, Refusal, MAX_DEPTH};
 pub use raw::{RawCase, PLACEHOLDER};
 pub use refuse::kind;
 pub use shapes::{Call, Case, Landed, Message, Outcome, Reference, ToolArtifact, RESERVED_KEY};
+pub(crate) use surrogates::with_lone_surrogates_marked;
 pub use surrogates::{lone_mark, lone_surrogates, parse_reply, shown_lone};
 pub use untrusted::{parse_value, value, Json, SERDE_NUMBER_KEY, SERDE_RAW_KEY};
 pub use write::{exposed_json, write_sorted, write_value, CaseSpans};

@@ -61,11 +61,10 @@ pub(crate) fn check(
     // are held while the outcome is judged.
     drop(bytes);
     let (name, bytes) = read_input(Some(outcome))?;
-    // An outcome holding a lone surrogate escape is judged, not refused.
-    let observed: serde_json::Value = rt_tool_3::wire::parse_reply(&bytes)
-        .map_err(|e| Fail::from(format!("invalid outcome in {name}: {e}")))?;
-    drop(bytes);
-    let judgement = judge::judge(&case, &observed, options)
+    // Judged as it is read: neither its text nor a tree of the whole
+    // outcome is held while the prose is judged. An outcome holding a lone
+    // surrogate escape is judged, not refused.
+    let judgement = judge::judge_text(&case, bytes, options)
         .map_err(|e| Fail::from(format!("invalid outcome in {name}: {e}")))?;
     if json {
         #[derive(serde::Serialize)]

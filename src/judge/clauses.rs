@@ -8,9 +8,11 @@ use serde_json::Value;
 
 use super::findings::{quoted, Violation, Warning};
 use super::leak::LeakScan;
+use super::observed::{Part, Said};
 use super::pool::Sources;
 use super::{Options, ProseMode};
 use crate::code::{Code, Place};
+use crate::model::{self, Zone};
 use crate::wire::{self, kind, Call, Case, Message};
 
 /// One outcome being judged: the case, how strictly, and the findings so
@@ -31,6 +33,21 @@ pub(super) struct Judge<'a> {
 }
 
 impl<'a> Judge<'a> {
+    /// A judge of one outcome of `case`, with no finding yet.
+    pub(super) fn new(case: &'a Case, zone: &Zone, options: Options) -> Judge<'a> {
+        let strict = *zone == Zone::Strict;
+        Judge {
+            case,
+            strict,
+            bounded: !strict && model::shape_reasons(case).is_empty(),
+            options,
+            violations: Vec::new(),
+            warnings: Vec::new(),
+            call_of: call_index(&case.calls),
+            sources: OnceCell::new(),
+        }
+    }
+
     pub(super) fn violation(&mut self, code: Code, place: Place, message: String) {
         self.violations.push(Violation::new(code, place, message));
     }
@@ -70,14 +87,14 @@ impl<'a> Judge<'a> {
 
     /// Clause 3: one message per call, matched to its call by
     /// `tool_call_id`, and no leak into it.
-    pub(super) fn prose(&mut self, observed: Option<&Value>, reference: &[Message]) {
+    pub(super) fn prose(&mut self, observed: &Part<Vec<Said<'_>>>, reference: &[Message]) {
         let messages = match observed {
-            Some(Value::Array(m)) => m,
-            Some(other) => {
-                let msg = format!("messages is {}, not a list", kind(other));
+            Part::List(m) => m,
+            Part::NotList(kind) => {
+                let msg = format!("messages is {kind}, not a list");
                 return self.violation(Code::MessagesNotList, Place::key("messages"), msg);
             }
-            None => {
+            Part::Absent => {
                 let msg = "the outcome has no messages".to_string();
                 return self.violation(Code::MessagesMissing, Place::default(), msg);
             }
@@ -90,7 +107,7 @@ impl<'a> Judge<'a> {
         // The calls the messages answer, in the order they came.
         let mut answering = Vec::with_capacity(messages.len());
         for (i, message) in messages.iter().enumerate() {
-            let Some(id) = message.get("tool_call_id").and_then(Value::as_str) else {
+            let Some(id) = message.id.as_deref() else {
                 let msg = format!("messages[{i}] has no string tool_call_id");
                 self.violation(
                     Code::MessageIdMissing,
@@ -116,7 +133,7 @@ impl<'a> Judge<'a> {
                 continue;
             }
             answering.push(c);
-            match message.get("content").and_then(Value::as_str) {
+            match message.content.as_deref() {
                 Some(content) => {
                     // A string cut between the halves of a surrogate pair
                     // ([`wire::parse_reply`]): no prose a model can read.

@@ -1,6 +1,8 @@
 //! The `tool_artifacts` port judged: clause 1 and RT-TOOL-2 entry by entry,
 //! RT-TOOL-6's bounds, and what explains an entry that matches nothing.
 
+use std::borrow::Cow;
+
 use foldhash::{HashMap, HashMapExt};
 use serde_json::Value;
 
@@ -12,45 +14,84 @@ use crate::code::{self, Code, Place};
 use crate::model;
 use crate::wire::{self, kind, Landed};
 
+/// The `tool_artifacts` port of one outcome being judged, its entries
+/// matched one by one as they are read: the pool, the artifacts matched
+/// in the order their entries came, and the entries that matched none,
+/// kept to be explained once every entry is read.
+pub(super) struct PortRun<'p, 'v> {
+    pool: Pool<'p>,
+    order: Vec<usize>,
+    unmatched: Vec<(usize, Cow<'v, Value>, u64)>,
+}
+
 impl<'a> Judge<'a> {
-    /// Clause 1 and RT-TOOL-2 (and clause 4 where one outcome shows it, and
-    /// RT-TOOL-6 above the floors): the `tool_artifacts` port.
-    pub(super) fn artifacts(
-        &mut self,
-        observed: Option<&Value>,
-        reference: &[Landed<'_>],
-        exposed: Option<bool>,
-    ) {
-        let hidden = exposed == Some(false);
-        let entries = match observed {
-            Some(Value::Array(entries)) => entries.as_slice(),
-            Some(other) => {
-                let msg = format!("tool_artifacts is {}, not a list", kind(other));
-                return self.violation(Code::PortNotList, Place::key("tool_artifacts"), msg);
-            }
-            None if hidden => {
-                let msg = "the outcome has no tool_artifacts while the port is hidden (a runtime that strips hidden outputs, EXPO-14, from the result breaks RT-TOOL-3 ¶4; `diff` tells the two apart by running the case exposed too)".to_string();
-                return self.violation(Code::PortMissingWhileHidden, Place::default(), msg);
-            }
-            None => {
-                let msg = "the outcome has no tool_artifacts".to_string();
-                return self.violation(Code::PortMissing, Place::default(), msg);
-            }
-        };
-        // What may land: in the strict zone (and over the floors alone)
-        // exactly the reference, in the lenient zone any of what each call
-        // could be said to have produced.
-        let determined = self.strict || self.bounded;
-        let lenient;
-        let mut pool = Pool::new(if determined {
-            reference
+    /// What may land on the port: in the strict zone (and over the floors
+    /// alone) exactly the reference, in the lenient zone any of what each
+    /// call could be said to have produced.
+    pub(super) fn may_land<'r>(&self, reference: &'r [Landed<'r>]) -> Cow<'r, [Landed<'r>]>
+    where
+        'a: 'r,
+    {
+        if self.strict || self.bounded {
+            Cow::Borrowed(reference)
         } else {
-            lenient = lenient_landed(self.case);
-            &lenient
-        });
-        let order = self.match_entries(entries, &mut pool);
+            Cow::Owned(lenient_landed(self.case))
+        }
+    }
+
+    /// The port's entries, about to be read.
+    pub(super) fn port_run<'p, 'v>(&self, may_land: &'p [Landed<'p>]) -> PortRun<'p, 'v> {
+        PortRun {
+            pool: Pool::new(may_land),
+            order: Vec::new(),
+            unmatched: Vec::new(),
+        }
+    }
+
+    /// Clause 1 and RT-TOOL-2 for entry `i` of the port, as it is read: its
+    /// shape, then the first unused artifact of the call it claims with its
+    /// `type` and payload, found through the index. Every entry that is an
+    /// artifact as it should be is matched so first, so what explains the
+    /// others ([`Judge::port_end`]) does not depend on their place.
+    pub(super) fn port_entry<'v>(
+        &mut self,
+        run: &mut PortRun<'_, 'v>,
+        i: usize,
+        entry: Cow<'v, Value>,
+    ) {
+        let Some((kind_, payload, id)) = self.entry_shape(i, &entry) else {
+            return;
+        };
+        let hash = json_hash(payload);
+        let Some((p, eq)) = run.pool.unused(Some(id), kind_, payload, hash) else {
+            return run.unmatched.push((i, entry, hash));
+        };
+        run.pool.used[p] = true;
+        run.order.push(p);
+        if eq == Eq::Lossy {
+            let msg = format!("tool_artifacts[{i}] (call {id}) matches its artifact only up to the precision of an IEEE double");
+            let place = run.pool.place(p, Place::entry(i, ""), &self.call_of);
+            self.warning(Code::DoublePrecision, place, msg);
+        }
+    }
+
+    /// Clause 1 and RT-TOOL-2 (and clause 4 where one outcome shows it,
+    /// and RT-TOOL-6 above the floors) once every entry of the port is read:
+    /// what is wrong with each that matched nothing, the order within each
+    /// call, and what is missing.
+    pub(super) fn port_end(&mut self, run: PortRun<'_, '_>, exposed: Option<bool>) {
+        let PortRun {
+            mut pool,
+            order,
+            unmatched,
+        } = run;
+        for (i, entry, hash) in unmatched {
+            if let Some((kind_, payload, id)) = shape(&entry) {
+                self.diagnose(i, kind_, payload, hash, id, &mut pool);
+            }
+        }
         self.order_within_calls(pool.artifacts, &order);
-        if !determined {
+        if !(self.strict || self.bounded) {
             return;
         }
         let missing: Vec<usize> = (0..pool.artifacts.len())
@@ -59,7 +100,7 @@ impl<'a> Judge<'a> {
         if self.bounded {
             return self.bounds(&pool, &missing);
         }
-        self.missing_artifacts(&pool, missing, hidden);
+        self.missing_artifacts(&pool, missing, exposed == Some(false));
         if self.options.strict_order && !order.is_sorted() {
             let msg = "tool_artifacts is not in the reference order (call order, then each result's order)";
             let place = Place::key("tool_artifacts");
@@ -67,38 +108,27 @@ impl<'a> Judge<'a> {
         }
     }
 
-    /// Matches each entry of the right shape to the first unused artifact
-    /// of its call with its `type` and payload, and says what is wrong with
-    /// each that matches none. Returns the artifacts matched, in the order
-    /// their entries came.
-    fn match_entries(&mut self, entries: &[Value], pool: &mut Pool<'_>) -> Vec<usize> {
-        let mut order = Vec::new();
-        // Every entry that is an artifact as it should be is matched first,
-        // so what explains the others does not depend on their place.
-        let mut unmatched = Vec::new();
-        for (i, entry) in entries.iter().enumerate() {
-            let Some((kind_, payload, id)) = self.entry_shape(i, entry) else {
-                continue;
-            };
-            // The first unused artifact of the claimed call with this type
-            // and payload, found through the index.
-            let hash = json_hash(payload);
-            if let Some((p, eq)) = pool.unused(Some(id), kind_, payload, hash) {
-                pool.used[p] = true;
-                order.push(p);
-                if eq == Eq::Lossy {
-                    let msg = format!("tool_artifacts[{i}] (call {id}) matches its artifact only up to the precision of an IEEE double");
-                    let place = pool.place(p, Place::entry(i, ""), &self.call_of);
-                    self.warning(Code::DoublePrecision, place, msg);
-                }
-                continue;
-            }
-            unmatched.push((i, kind_, payload, hash, id));
-        }
-        for (i, kind_, payload, hash, id) in unmatched {
-            self.diagnose(i, kind_, payload, hash, id, pool);
-        }
-        order
+    /// Clause 1 (and clause 4 where one outcome shows it): a port that is
+    /// not a list (`Some` of what it is), or none at all.
+    pub(super) fn port_absent(&mut self, is: Option<&str>, exposed: Option<bool>) {
+        let (code, place, msg) = match is {
+            Some(kind) => (
+                Code::PortNotList,
+                Place::key("tool_artifacts"),
+                format!("tool_artifacts is {kind}, not a list"),
+            ),
+            None if exposed == Some(false) => (
+                Code::PortMissingWhileHidden,
+                Place::default(),
+                "the outcome has no tool_artifacts while the port is hidden (a runtime that strips hidden outputs, EXPO-14, from the result breaks RT-TOOL-3 ¶4; `diff` tells the two apart by running the case exposed too)".to_string(),
+            ),
+            None => (
+                Code::PortMissing,
+                Place::default(),
+                "the outcome has no tool_artifacts".to_string(),
+            ),
+        };
+        self.violation(code, place, msg);
     }
 
     /// Clause 1 where what must land is the reference: each artifact of it
@@ -455,4 +485,11 @@ impl<'a> Judge<'a> {
         };
         found.map_or(Source::Nowhere, |s| sources.source(self.case, s))
     }
+}
+
+/// An entry's `type`, `payload` and string `tool_call_id`, if it has all
+/// three ([`Judge::entry_shape`] says what is wrong when it has not).
+fn shape(entry: &Value) -> Option<(&Value, &Value, &str)> {
+    let id = entry.get("tool_call_id")?.as_str()?;
+    Some((entry.get("type")?, entry.get("payload")?, id))
 }

@@ -59,7 +59,7 @@ fn read<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Refusal> {
 /// serde_json's error as a refusal, with a word on `\u` escapes, whose
 /// messages ("unexpected end of hex escape", "lone leading surrogate") say
 /// little by themselves.
-pub(super) fn refusal(e: serde_json::Error) -> Refusal {
+pub(crate) fn refusal(e: serde_json::Error) -> Refusal {
     let mut text = e.to_string();
     if text.contains("hex escape") {
         text.push_str(
@@ -76,7 +76,7 @@ pub fn within_depth(bytes: &[u8]) -> bool {
 }
 
 /// Refuses a document nested deeper than [`MAX_DEPTH`], before it is parsed.
-pub(super) fn check_depth(bytes: &[u8]) -> Result<(), Refusal> {
+pub(crate) fn check_depth(bytes: &[u8]) -> Result<(), Refusal> {
     // No more openings than the limit: no need to follow them. memchr finds
     // them at vector speed, and stops at the one past the limit; following
     // them stops at every bracket.

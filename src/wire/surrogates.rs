@@ -63,10 +63,21 @@ fn lone_escapes(bytes: &[u8], mut found: impl FnMut(usize, u16) -> bool) {
 /// as [`parse`] refuses it. A case is never read this way: a lone surrogate
 /// in a case is refused (the oracle's own limit).
 pub fn parse_reply<T: serde::de::DeserializeOwned + 'static>(bytes: &[u8]) -> Result<T, Refusal> {
-    let refused = match parse(bytes) {
-        Err(refused) if has_lone_surrogate(bytes) => refused,
-        parsed => return parsed,
-    };
+    match parse(bytes) {
+        Err(refused) => match with_lone_surrogates_marked(bytes) {
+            Some(marked) => parse(&marked).map_err(|_| refused),
+            None => Err(refused),
+        },
+        parsed => parsed,
+    }
+}
+
+/// A reply's text with each lone surrogate escape in place of its
+/// [`lone_mark`], if it has one ([`parse_reply`]).
+pub(crate) fn with_lone_surrogates_marked(bytes: &[u8]) -> Option<Vec<u8>> {
+    if !has_lone_surrogate(bytes) {
+        return None;
+    }
     let mut marked = Vec::with_capacity(bytes.len() + 64);
     let mut from = 0;
     lone_escapes(bytes, |at, unit| {
@@ -76,7 +87,7 @@ pub fn parse_reply<T: serde::de::DeserializeOwned + 'static>(bytes: &[u8]) -> Re
         true
     });
     marked.extend_from_slice(&bytes[from..]);
-    parse(&marked).map_err(|_| refused)
+    Some(marked)
 }
 
 /// The characters, drawn at random once for the process, around every

@@ -68,7 +68,7 @@ impl<'de> Deserialize<'de> for Json {
 /// Reads any JSON value into a [`Value`], as serde_json's own visitor
 /// does but for a map whose first key is [`SERDE_NUMBER_KEY`]: a number only if
 /// its value is the number's own `String`.
-struct Any;
+pub(crate) struct Any;
 
 impl<'de> DeserializeSeed<'de> for Any {
     type Value = Value;
@@ -157,14 +157,14 @@ impl<'de> Visitor<'de> for Any {
 
 /// What follows [`SERDE_NUMBER_KEY`]: a number's own text, or a value of the
 /// JSON text (an object whose key is that text).
-enum Read {
+pub(crate) enum Read {
     Number(String),
     Json(Value),
 }
 
 /// Reads the value after [`SERDE_NUMBER_KEY`]: an owned `String` is a number's
 /// text; anything else, a value read by [`Any`].
-struct AfterNumberKey;
+pub(crate) struct AfterNumberKey;
 
 impl<'de> DeserializeSeed<'de> for AfterNumberKey {
     type Value = Read;

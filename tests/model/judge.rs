@@ -1,7 +1,7 @@
 //! The judge on hand-built outcomes: each row is a case, what a node
 //! produced, and the clauses the judge must name (none when it conforms).
 
-use rt_tool_3::judge::{judge, Clause, Code, Options, Place, ProseMode};
+use rt_tool_3::judge::{judge, judge_text, Clause, Code, Options, Place, ProseMode};
 use rt_tool_3::model;
 use rt_tool_3::wire::Case;
 use serde_json::{json, Value};
@@ -16,6 +16,9 @@ use Clause::{
 fn check(case: &Value, observed: Value, options: Options, expected: &[Clause], says: &[&str]) {
     let case = Case::from_json(case.to_string().as_bytes()).expect("valid case");
     let judgement = judge(&case, &observed, options).expect("an outcome object");
+    // Read from its text, the outcome is judged alike.
+    let text = observed.to_string().into_bytes();
+    assert_eq!(judge_text(&case, text, options), Ok(judgement.clone()));
     let clauses: Vec<Clause> = judgement.violations.iter().map(|v| v.clause).collect();
     assert_eq!(
         clauses, expected,

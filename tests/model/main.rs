@@ -9,5 +9,6 @@ mod support;
 mod complexity;
 mod judge;
 mod model;
+mod observed;
 mod vectors;
 mod wire;

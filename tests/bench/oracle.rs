@@ -13,8 +13,8 @@
 //!   per case;
 //! - peak memory of `verdict` on the large case, against the input's size
 //!   (target ≤ 4×);
-//! - hostile outcomes: `check`'s work in process (the case and the outcome
-//!   parsed, then judged) on outcomes built to stall a quadratic judge or
+//! - hostile outcomes: `check`'s work in process (the case parsed, the
+//!   outcome judged as it is read) on outcomes built to stall a quadratic judge or
 //!   swell its memory, against a bare serde_json parse of the same two
 //!   files (target ≤ 3×), and the `check` command's peak memory against
 //!   the two files' bytes (target ≤ 3× + 50 MB);
@@ -798,10 +798,12 @@ fn hostile(dir: &Path, wanted: &dyn Fn(&str) -> bool) {
         let (ours, parse) = interleaved(
             runs,
             || {
+                // As `check` judges: the outcome read as it is judged (its
+                // copy made before the clock starts).
+                let text = outcome.clone();
                 timed(|| {
                     let case = Case::from_json(&case).expect("valid");
-                    let observed: Value = rt_tool_3::wire::parse_value(&outcome).expect("parses");
-                    let judgement = judge::judge(&case, &observed, Options::default());
+                    let judgement = judge::judge_text(&case, text, Options::default());
                     assert!(judgement.is_ok());
                 })
             },

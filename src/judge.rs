@@ -227,11 +227,14 @@ fn judge_wanted(
 /// escape read, not refused); `Err` when the text is no JSON object, said
 /// in one line.
 pub fn judge_text(case: &Case, text: Vec<u8>, options: Options) -> Result<Judgement, NotAnOutcome> {
-    let reference = model::reference(case);
+    // The reference outcome ([`model::reference`]) in two steps: the
+    // artifacts, which the port is matched against as it is read, then,
+    // once the text is let go, the prose, which is judged last (a prose as
+    // long as its text would otherwise be held three times at once).
+    let artifacts: Vec<Landed<'_>> = model::clause_4_delivery(&case.calls).collect();
     let zone = model::zone(case);
-    let want = Wanted::of(&reference);
     let judge = Judge::new(case, &zone, options);
-    let may_land = judge.may_land(want.artifacts);
+    let may_land = judge.may_land(&artifacts);
     let mut reading = Reading::new(judge, &may_land);
     let read = match reading.text(&text) {
         Err(refused) => match wire::with_lone_surrogates_marked(&text) {
@@ -245,6 +248,12 @@ pub fn judge_text(case: &Case, text: Vec<u8>, options: Options) -> Result<Judgem
     };
     drop(text);
     read.map_err(|refused| NotAnOutcome(refused.0))??;
+    let messages: Vec<Message> = case.calls.iter().map(model::clause_3_prose).collect();
+    let want = Wanted {
+        messages: &messages,
+        artifacts: &artifacts,
+        exposed: model::clause_2_not_exposed_by_default(case.exposed),
+    };
     Ok(judgement(zone, reading.finish(want)))
 }
 

@@ -5,7 +5,10 @@
 //! with the clause it breaks and a sentence a person can act on. A strict-zone
 //! case is judged in full; a lenient-zone case gets the safety half only:
 //! exact keys, real call ids, nothing no call produced, no leak, delivery
-//! independent of exposure (see [`crate::model::zone`]).
+//! independent of exposure (see [`crate::model::zone`]). [`judge`] takes
+//! the outcome parsed; [`judge_text`] takes its JSON text and judges it as
+//! it reads it, holding no tree of it (what `check` runs, for outcomes of
+//! any size), with the same findings.
 //!
 //! JSON is compared as JSON: object key order does not matter and numbers
 //! compare by value (`1.0` equals `1`). Where an implementation's language

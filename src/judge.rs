@@ -226,7 +226,7 @@ fn judge_wanted(
 /// as it is read, and so is the text once read, so an outcome costs about
 /// what its prose and its wrong entries weigh, not a tree of all of it.
 /// The same findings as [`judge`] on the outcome
-/// [`wire::parse_reply`](crate::wire::parse_reply) reads (a lone surrogate
+/// [`wire::parse_reply`] reads (a lone surrogate
 /// escape read, not refused); `Err` when the text is no JSON object, said
 /// in one line.
 pub fn judge_text(case: &Case, text: Vec<u8>, options: Options) -> Result<Judgement, NotAnOutcome> {

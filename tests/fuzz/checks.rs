@@ -54,8 +54,11 @@ pub fn options(byte: u8) -> Options {
 
 /// `check` on any case and outcome: the input is a byte of options, the
 /// case, a NUL, and the observed outcome. It never panics, and judges the
-/// same way twice; and whatever the observed outcome, the reference
-/// outcome of a valid case conforms (no false alarm against the model).
+/// same way twice; the outcome judged as its text is read
+/// (`judge::judge_text`, what the `check` command runs) gets the findings
+/// it gets parsed first, or the same refusal; and whatever the observed
+/// outcome, the reference outcome of a valid case conforms (no false alarm
+/// against the model).
 pub fn check(bytes: &[u8]) {
     let Some((&byte, rest)) = bytes.split_first() else {
         return;
@@ -74,12 +77,20 @@ pub fn check(bytes: &[u8]) {
         "the reference outcome violates: {:?}",
         judged.violations
     );
-    let Ok(observed) = wire::parse::<Value>(observed) else {
+    let read = judge::judge_text(&case, observed.to_vec(), options).map_err(|e| e.0);
+    let Ok(observed) = wire::parse_reply::<Value>(observed).map_err(|refused| {
+        assert_eq!(read, Err(refused.0), "the text read, not the parsed");
+    }) else {
         return;
     };
     let first = judge::judge(&case, &observed, options);
     let again = judge::judge(&case, &observed, options);
     assert_eq!(first, again, "two judgements of one outcome differ");
+    assert_eq!(
+        read,
+        first.map_err(|e| e.0),
+        "the text read, not the parsed"
+    );
 }
 
 /// `read_reply` on any line: the input is a byte, the `seq` of the request,

@@ -32,11 +32,17 @@ impl<'a> Judge<'a> {
     where
         'a: 'r,
     {
-        if self.strict || self.bounded {
+        if self.determined() {
             Cow::Borrowed(reference)
         } else {
             Cow::Owned(lenient_landed(self.case))
         }
+    }
+
+    /// Whether what must land is known: the reference in the strict zone,
+    /// and over the floors alone, where a bound may drop some of it.
+    fn determined(&self) -> bool {
+        self.strict || self.bounded
     }
 
     /// The port's entries, about to be read.
@@ -91,7 +97,7 @@ impl<'a> Judge<'a> {
             }
         }
         self.order_within_calls(pool.artifacts, &order);
-        if !(self.strict || self.bounded) {
+        if !self.determined() {
             return;
         }
         let missing: Vec<usize> = (0..pool.artifacts.len())

@@ -24,19 +24,20 @@ fn alike(case: &Case, text: &[u8], options: Options) -> Result<Judgement, String
     read
 }
 
-fn options() -> impl Iterator<Item = Options> {
-    let modes = [ProseMode::DataOnly, ProseMode::Letter, ProseMode::Exact];
-    modes.into_iter().flat_map(|prose| {
-        [false, true].map(|strict_order| Options {
-            strict_order,
-            prose,
-            siblings: false,
-        })
+/// Each reading of ¶3, the order strict in one: what the readings change
+/// is which findings there are, which both readings of the text share.
+fn options() -> [Options; 3] {
+    [ProseMode::DataOnly, ProseMode::Letter, ProseMode::Exact].map(|prose| Options {
+        strict_order: prose == ProseMode::Letter,
+        prose,
+        siblings: false,
     })
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    // Each case judged 39 times 3 ways, twice: 16 cases keep the module to
+    // seconds in the unoptimised build each mutant of the judge runs.
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
 
     #[test]
     fn every_faults_outcome_is_judged_alike_from_its_text(case in gen::case()) {

@@ -2,6 +2,9 @@
 //! indexed to be found in constant time, and where an observed one could
 //! have come from.
 
+use std::cell::OnceCell;
+use std::fmt;
+
 use foldhash::{HashMap, HashMapExt};
 use serde_json::Value;
 
@@ -9,7 +12,46 @@ use super::json::{json_eq, json_hash, unencodable_replaced, Eq};
 use super::work::tally;
 use crate::code::Place;
 use crate::model;
-use crate::wire::{kind, Case, Landed, ToolArtifact};
+use crate::wire::{self, kind, Case, Landed, ToolArtifact};
+
+/// An observed payload being matched: a tree, or the compact JSON of one
+/// that was let go ([`wire::write_value`]), read back only when a
+/// comparison first needs it. Most entries that match nothing are
+/// explained by the payload's hash alone (no artifact shares it) and its
+/// text.
+pub(super) enum Payload<'v> {
+    Tree(&'v Value),
+    Text(&'v [u8], OnceCell<Value>),
+}
+
+impl Payload<'_> {
+    /// The payload as a tree.
+    pub(super) fn tree(&self) -> &Value {
+        match self {
+            Payload::Tree(v) => v,
+            Payload::Text(text, tree) => tree.get_or_init(|| read_back(text)),
+        }
+    }
+}
+
+/// Compact JSON, as [`Value`]'s own `Display` writes it.
+impl fmt::Display for Payload<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Payload::Tree(v) => v.fmt(f),
+            Payload::Text(text, _) => f.write_str(&String::from_utf8_lossy(text)),
+        }
+    }
+}
+
+/// A value [`wire::write_value`] wrote, read back: compact JSON of a value
+/// read from an outcome within the nesting bound, so it reads.
+pub(super) fn read_back(text: &[u8]) -> Value {
+    wire::parse_value(text).unwrap_or_else(|e| {
+        debug_assert!(false, "a value written did not read back: {e}");
+        Value::Null
+    })
+}
 
 /// Where an observed artifact's `type` and `payload` came from.
 pub(super) enum Source<'v> {
@@ -144,7 +186,7 @@ impl<'p> Pool<'p> {
         &mut self,
         id: Option<&str>,
         kind_: &Value,
-        payload: &Value,
+        payload: &Payload<'_>,
         hash: u64,
     ) -> Option<(usize, Eq)> {
         let kind = *self.kinds.get(kind_.as_str()?)?;
@@ -160,20 +202,25 @@ impl<'p> Pool<'p> {
         let mut eq = Eq::Different;
         bucket
             .first(Some(&self.used), |p| {
-                eq = json_eq(artifacts[p].payload, payload);
+                eq = json_eq(artifacts[p].payload, payload.tree());
                 eq != Eq::Different
             })
             .map(|p| (p, eq))
     }
 
     /// The first artifact, used or not, with this `type` and payload.
-    pub(super) fn first(&mut self, kind_: &Value, payload: &Value, hash: u64) -> Option<usize> {
+    pub(super) fn first(
+        &mut self,
+        kind_: &Value,
+        payload: &Payload<'_>,
+        hash: u64,
+    ) -> Option<usize> {
         let kind = *self.kinds.get(kind_.as_str()?)?;
         let artifacts = self.artifacts;
         by_artifact(&mut self.by_artifact, &self.numbers, &self.hashes)
             .get_mut(&(kind, hash))?
             .first(None, |p| {
-                json_eq(artifacts[p].payload, payload) != Eq::Different
+                json_eq(artifacts[p].payload, payload.tree()) != Eq::Different
             })
     }
 
@@ -200,7 +247,7 @@ impl<'p> Pool<'p> {
         &mut self,
         id: &str,
         kind_: &Value,
-        payload: &Value,
+        payload: &Payload<'_>,
     ) -> Option<(usize, String)> {
         let key = (*self.ids.get(id)?, *self.kinds.get(kind_.as_str()?)?);
         let (artifacts, numbers) = (self.artifacts, &self.numbers);
@@ -214,7 +261,7 @@ impl<'p> Pool<'p> {
             index
         });
         let p = index.get_mut(&key)?.first(Some(&self.used), |_| true)?;
-        unencodable_replaced(artifacts[p].payload, payload).map(|at| (p, at))
+        unencodable_replaced(artifacts[p].payload, payload.tree()).map(|at| (p, at))
     }
 
     /// "artifact 2" of its call: the index among the call's kept artifacts.

@@ -2,6 +2,7 @@
 //! RT-TOOL-6's bounds, and what explains an entry that matches nothing.
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
 
 use foldhash::{HashMap, HashMapExt};
 use serde_json::Value;
@@ -9,7 +10,7 @@ use serde_json::Value;
 use super::clauses::Judge;
 use super::findings::quoted;
 use super::json::{first_difference, json_eq, json_hash, Eq};
-use super::pool::{lenient_landed, Pool, Source, Sources};
+use super::pool::{lenient_landed, read_back, Payload, Pool, Source, Sources};
 use crate::code::{self, Code, Place};
 use crate::model;
 use crate::wire::{self, kind, Landed};
@@ -21,7 +22,60 @@ use crate::wire::{self, kind, Landed};
 pub(super) struct PortRun<'p, 'v> {
     pool: Pool<'p>,
     order: Vec<usize>,
-    unmatched: Vec<(usize, Cow<'v, Value>, u64)>,
+    unmatched: Vec<Unmatched<'v>>,
+}
+
+/// An entry of the port that matched nothing, as much of it as what
+/// explains it reads ([`Judge::diagnose`]): its place, its parts and its
+/// payload's [`json_hash`].
+struct Unmatched<'v> {
+    i: usize,
+    parts: Parts<'v>,
+    hash: u64,
+}
+
+/// An unmatched entry's `type`, payload and call id.
+enum Parts<'v> {
+    /// Borrowed from an outcome parsed whole.
+    Borrowed(&'v Value, &'v Value, &'v str),
+    /// Of an entry read from the outcome's text and let go: its `type`
+    /// and payload written back as compact JSON one after the other (the
+    /// payload from `split`), each read again when it is explained, and
+    /// its call id. On 100,000 small entries no call produced, the entries
+    /// kept as trees were most of `check`'s memory: an entry `{"type":
+    /// "note", "payload": {"seq": 1000}, …}` takes about 800 bytes as a
+    /// tree, its `"note"{"seq":1000}` 19 as text.
+    Written {
+        text: Box<[u8]>,
+        split: usize,
+        id: Box<str>,
+    },
+}
+
+impl<'v> Unmatched<'v> {
+    /// Entry `i`'s parts; `None` if it lacks one (which
+    /// [`Judge::entry_shape`] has said).
+    fn of(i: usize, entry: Cow<'v, Value>, hash: u64) -> Option<Unmatched<'v>> {
+        let parts = match entry {
+            Cow::Borrowed(entry) => {
+                let (kind, payload, id) = shape(entry)?;
+                Parts::Borrowed(kind, payload, id)
+            }
+            Cow::Owned(entry) => {
+                let (kind, payload, id) = shape(&entry)?;
+                let mut text = Vec::new();
+                wire::write_value(&mut text, kind);
+                let split = text.len();
+                wire::write_value(&mut text, payload);
+                Parts::Written {
+                    text: text.into(),
+                    split,
+                    id: id.into(),
+                }
+            }
+        };
+        Some(Unmatched { i, parts, hash })
+    }
 }
 
 impl<'a> Judge<'a> {
@@ -69,8 +123,12 @@ impl<'a> Judge<'a> {
             return;
         };
         let hash = json_hash(payload);
-        let Some((p, eq)) = run.pool.unused(Some(id), kind_, payload, hash) else {
-            return run.unmatched.push((i, entry, hash));
+        let Some((p, eq)) = run
+            .pool
+            .unused(Some(id), kind_, &Payload::Tree(payload), hash)
+        else {
+            run.unmatched.extend(Unmatched::of(i, entry, hash));
+            return;
         };
         run.pool.used[p] = true;
         run.order.push(p);
@@ -91,9 +149,16 @@ impl<'a> Judge<'a> {
             order,
             unmatched,
         } = run;
-        for (i, entry, hash) in unmatched {
-            if let Some((kind_, payload, id)) = shape(&entry) {
-                self.diagnose(i, kind_, payload, hash, id, &mut pool);
+        for Unmatched { i, parts, hash } in unmatched {
+            match parts {
+                Parts::Borrowed(kind_, payload, id) => {
+                    self.diagnose(i, kind_, &Payload::Tree(payload), hash, id, &mut pool);
+                }
+                Parts::Written { text, split, id } => {
+                    let (kind_, payload) = text.split_at(split);
+                    let payload = Payload::Text(payload, OnceCell::new());
+                    self.diagnose(i, &read_back(kind_), &payload, hash, &id, &mut pool);
+                }
             }
         }
         self.order_within_calls(pool.artifacts, &order);
@@ -291,7 +356,7 @@ impl<'a> Judge<'a> {
         &mut self,
         i: usize,
         kind_: &Value,
-        payload: &Value,
+        payload: &Payload<'_>,
         hash: u64,
         id: &str,
         pool: &mut Pool<'_>,
@@ -364,7 +429,7 @@ impl<'a> Judge<'a> {
         &mut self,
         i: usize,
         id: &str,
-        payload: &Value,
+        payload: &Payload<'_>,
         p: usize,
         at: String,
         pool: &mut Pool<'_>,
@@ -385,7 +450,7 @@ impl<'a> Judge<'a> {
             pool.kept_name(p),
             shown(want.payload),
             if at.is_empty() { "its root" } else { &at },
-            shown(payload),
+            shown(payload.tree()),
         );
         let place = pool.place(p, Place::entry(i, &format!("/payload{at}")), &self.call_of);
         self.violation(Code::UnencodableAltered, place, msg);
@@ -398,7 +463,7 @@ impl<'a> Judge<'a> {
         &self,
         i: usize,
         kind_: &Value,
-        payload: &Value,
+        payload: &Payload<'_>,
         id: &str,
         entry: Place,
         pool: &mut Pool<'_>,
@@ -407,10 +472,11 @@ impl<'a> Judge<'a> {
             Some(p) => {
                 pool.used[p] = true;
                 let want = &pool.artifacts[p];
-                let at = first_difference(want.payload, payload).unwrap_or_default();
+                let at = first_difference(want.payload, payload.tree()).unwrap_or_default();
                 // A string there cut between the halves of a surrogate
                 // pair ([`wire::parse_reply`]) is said so.
                 let cut = payload
+                    .tree()
                     .pointer(&at)
                     .and_then(Value::as_str)
                     .and_then(|s| wire::lone_surrogates(s).first().map(|&(_, u)| u))
@@ -451,7 +517,7 @@ impl<'a> Judge<'a> {
     fn source(
         &self,
         kind_: &Value,
-        payload: &Value,
+        payload: &Payload<'_>,
         hash: u64,
         id: &str,
         pool: &mut Pool<'_>,
@@ -463,13 +529,12 @@ impl<'a> Judge<'a> {
         let first = |list: Option<&Vec<usize>>| {
             list.into_iter().flatten().copied().find(|&s| {
                 let entry = sources.entries[s].entry;
-                [("type", kind_), ("payload", payload)]
-                    .into_iter()
-                    .all(|(key, want)| {
-                        entry
-                            .get(key)
-                            .is_some_and(|v| json_eq(v, want) != Eq::Different)
-                    })
+                let alike = |key, want: &Value| {
+                    entry
+                        .get(key)
+                        .is_some_and(|v| json_eq(v, want) != Eq::Different)
+                };
+                alike("type", kind_) && alike("payload", payload.tree())
             })
         };
         let of_call = |call: usize| first(sources.of_call.get(&(call, kind_hash, hash)));

@@ -1,4 +1,4 @@
-//! How a command writes its output: finished output to stdout in one go,
+//! How a command writes its output: to stdout in one go, buffered,
 //! a file whole or not at all, and a value for a reader on one line with
 //! its longest strings cut.
 
@@ -17,19 +17,27 @@ pub(crate) fn anything_printed() -> bool {
 
 /// Writes finished output to stdout in one go, and flushes it.
 pub(crate) fn print(bytes: &[u8]) -> Result<(), Fail> {
+    print_with(|out| out.write_all(bytes))
+}
+
+/// Writes output to stdout through `write`, buffered and under stdout's
+/// lock (nothing else written meanwhile), and flushes it. What a command
+/// prints need not be held whole first: a verdict of 100,000 findings is
+/// 10 MB of text, 24 MB as JSON.
+pub(crate) fn print_with(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), Fail> {
     PRINTED.store(true, Ordering::Relaxed);
-    let mut out = io::stdout().lock();
-    out.write_all(bytes)
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    write(&mut out)
         .and_then(|()| out.flush())
         .map_err(|e| Fail::write(format!("cannot write stdout: {e}")))
 }
 
-/// Prints one value as one line of JSON, all at once: nothing partial.
+/// Prints one value as one line of JSON ([`print_with`]).
 pub(crate) fn write_json_line<T: serde::Serialize>(value: &T) -> Result<(), Fail> {
-    let mut line =
-        serde_json::to_vec(value).map_err(|e| Fail::from(format!("cannot encode output: {e}")))?;
-    line.push(b'\n');
-    print(&line)
+    print_with(|out| {
+        serde_json::to_writer(&mut *out, value)?;
+        out.write_all(b"\n")
+    })
 }
 
 /// The longest string a report for a reader shows whole: the ids, texts

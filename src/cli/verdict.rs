@@ -11,7 +11,7 @@ use rt_tool_3::wire::Case;
 
 use super::fail::Fail;
 use super::input::read_input;
-use super::output::{print, write_json_line};
+use super::output::{print_with, write_json_line};
 
 /// `verdict`: the reference outcome of a case, on stdout; on stderr, why
 /// only its safety half is normative when it is in the lenient zone.
@@ -89,13 +89,6 @@ pub(crate) fn check(
             Zone::Strict => "strict zone, judged in full".to_string(),
             Zone::Lenient(why) => format!("lenient zone, safety half only: {}", why.join("; ")),
         };
-        let mut text = String::new();
-        for v in &judgement.violations {
-            text.push_str(&format!("{v}\n"));
-        }
-        for w in &judgement.warnings {
-            text.push_str(&format!("warning: {w}\n"));
-        }
         let p = rt_tool_3::provenance();
         let by = format!(
             "FlowDrop {}, rule_hash {}, {}, reading ¶3 as {}",
@@ -104,11 +97,20 @@ pub(crate) fn check(
             p.oracle,
             options.prose.name()
         );
-        text.push_str(&match judgement.violations.len() {
-            0 => format!("conforms to {} ({zone}) — {by}\n", p.rule),
-            n => format!("violates {}: {n} violation(s) ({zone}) — {by}\n", p.rule),
-        });
-        print(text.as_bytes())?;
+        let last = match judgement.violations.len() {
+            0 => format!("conforms to {} ({zone}) — {by}", p.rule),
+            n => format!("violates {}: {n} violation(s) ({zone}) — {by}", p.rule),
+        };
+        // Line by line: a verdict of many findings is not held as text.
+        print_with(|out| {
+            for v in &judgement.violations {
+                writeln!(out, "{v}")?;
+            }
+            for w in &judgement.warnings {
+                writeln!(out, "warning: {w}")?;
+            }
+            writeln!(out, "{last}")
+        })?;
     }
     Ok(if judgement.conforms() {
         ExitCode::SUCCESS

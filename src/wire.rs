@@ -34,7 +34,7 @@ mod surrogates;
 pub(crate) mod untrusted;
 mod write;
 
-pub(crate) use parse::{check_depth, refusal};
+pub(crate) use parse::parse_seed;
 pub use parse::{parse, within_depth, Refusal, MAX_DEPTH};
 pub use raw::{RawCase, PLACEHOLDER};
 pub use refuse::kind;

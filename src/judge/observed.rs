@@ -179,12 +179,7 @@ impl Reading<'_, '_, 'static> {
     /// [`wire::MAX_DEPTH`]: `Err` if it is no JSON, `Ok(Err)` if it is no
     /// object.
     pub(super) fn text(&mut self, bytes: &[u8]) -> Result<Result<(), NotAnOutcome>, wire::Refusal> {
-        wire::check_depth(bytes)?;
-        let mut de = serde_json::Deserializer::from_slice(bytes);
-        de.disable_recursion_limit();
-        let read = Top(self).deserialize(&mut de).map_err(wire::refusal)?;
-        de.end().map_err(wire::refusal)?;
-        Ok(read)
+        wire::parse_seed(bytes, Top(self))
     }
 }
 

@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use serde::de::DeserializeSeed;
 use serde_json::Value;
 
 use super::untrusted::Json;
@@ -49,9 +50,25 @@ pub fn parse<T: serde::de::DeserializeOwned + 'static>(bytes: &[u8]) -> Result<T
 
 /// [`parse`], its nesting bound checked already.
 fn read<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Refusal> {
+    read_seed(bytes, std::marker::PhantomData::<T>)
+}
+
+/// One document read by `seed` as [`parse`] reads a type: within the
+/// nesting bound, with nothing after it (`judge_text` reads an outcome so,
+/// judging it as it goes).
+pub(crate) fn parse_seed<'de, S: DeserializeSeed<'de>>(
+    bytes: &'de [u8],
+    seed: S,
+) -> Result<S::Value, Refusal> {
+    check_depth(bytes)?;
+    read_seed(bytes, seed)
+}
+
+/// [`parse_seed`], its nesting bound checked already.
+fn read_seed<'de, S: DeserializeSeed<'de>>(bytes: &'de [u8], seed: S) -> Result<S::Value, Refusal> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     de.disable_recursion_limit();
-    let value = T::deserialize(&mut de).map_err(refusal)?;
+    let value = seed.deserialize(&mut de).map_err(refusal)?;
     de.end().map_err(refusal)?;
     Ok(value)
 }
@@ -59,7 +76,7 @@ fn read<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Refusal> {
 /// serde_json's error as a refusal, with a word on `\u` escapes, whose
 /// messages ("unexpected end of hex escape", "lone leading surrogate") say
 /// little by themselves.
-pub(crate) fn refusal(e: serde_json::Error) -> Refusal {
+pub(super) fn refusal(e: serde_json::Error) -> Refusal {
     let mut text = e.to_string();
     if text.contains("hex escape") {
         text.push_str(
@@ -76,7 +93,7 @@ pub fn within_depth(bytes: &[u8]) -> bool {
 }
 
 /// Refuses a document nested deeper than [`MAX_DEPTH`], before it is parsed.
-pub(crate) fn check_depth(bytes: &[u8]) -> Result<(), Refusal> {
+pub(super) fn check_depth(bytes: &[u8]) -> Result<(), Refusal> {
     // No more openings than the limit: no need to follow them. memchr finds
     // them at vector speed, and stops at the one past the limit; following
     // them stops at every bracket.

@@ -38,13 +38,14 @@ use trie::{Node, Trie};
 /// (a longer one is then compared in place); the lists themselves hold
 /// each candidate once for every call it is one for.
 pub fn leak_candidates(case: &Case, mode: ProseMode) -> Vec<Vec<(String, String)>> {
-    let scan = LeakScan::new(case, mode);
+    let scan = LeakScan::build(case, mode, Some(Vec::new()));
     let mut allowed = vec![0; scan.strings.len()];
     (0..case.calls.len())
         .map(|i| {
             scan.mark_allowed(i, &mut allowed);
             scan.met
                 .iter()
+                .flatten()
                 .filter(|&&(s, _, skip)| skip != Some(i) && allowed[s] != i + 1)
                 .map(|&(s, place, _)| {
                     (scan.strings[s].0.to_owned(), scan.places[place].to_string())
@@ -72,8 +73,11 @@ pub(super) struct LeakScan<'c> {
     /// Where candidates are met: "the data of call c1", …
     places: Vec<Whose<'c>>,
     /// Each meeting of a candidate: the string, where, and the call whose
-    /// own `data` (or bare result) it is in, which skips it.
-    met: Vec<(usize, usize, Option<usize>)>,
+    /// own `data` (or bare result) it is in, which skips it. Kept only for
+    /// [`leak_candidates`], which lists them all: the judge names a leak
+    /// where its string was first met (32 bytes a candidate on 200,000
+    /// calls, 13 MB, for nothing).
+    met: Option<Meetings>,
     /// For each string, the call in whose own `data` (or bare result) it
     /// was first met, if it was: never a leak in that call's prose, which
     /// may always draw on it (a string under the reserved key is met as
@@ -97,10 +101,20 @@ pub(super) struct LeakScan<'c> {
     long: bool,
 }
 
+/// Meetings of candidates: each the string, where, and the call that skips
+/// it ([`LeakScan`]'s `met`).
+type Meetings = Vec<(usize, usize, Option<usize>)>;
+
 impl<'c> LeakScan<'c> {
     pub(super) fn new(case: &'c Case, mode: ProseMode) -> LeakScan<'c> {
+        LeakScan::build(case, mode, None)
+    }
+
+    /// [`LeakScan::new`], each meeting of a candidate kept in `met` if it
+    /// is `Some`.
+    fn build(case: &'c Case, mode: ProseMode, met: Option<Meetings>) -> LeakScan<'c> {
         let mut ids: HashMap<&str, usize> = HashMap::new();
-        let mut scan = LeakScan::empty(case, mode);
+        let mut scan = LeakScan::empty(case, mode, met);
         let mut meet = |scan: &mut LeakScan<'c>, v: &'c Value, whose: Whose<'c>, skip| {
             // The place is kept once a candidate is met there.
             let place = scan.places.len();
@@ -118,7 +132,9 @@ impl<'c> LeakScan<'c> {
                     scan.own.push(skip);
                     scan.strings.len() - 1
                 });
-                scan.met.push((id, place, skip));
+                if let Some(met) = &mut scan.met {
+                    met.push((id, place, skip));
+                }
             });
         };
         for (j, other) in case.calls.iter().enumerate() {
@@ -153,13 +169,13 @@ impl<'c> LeakScan<'c> {
     }
 
     /// A scan with no candidate yet.
-    fn empty(case: &'c Case, mode: ProseMode) -> LeakScan<'c> {
+    fn empty(case: &'c Case, mode: ProseMode, met: Option<Meetings>) -> LeakScan<'c> {
         LeakScan {
             case,
             mode,
             strings: Vec::new(),
             places: Vec::new(),
-            met: Vec::new(),
+            met,
             own: Vec::new(),
             windows: Vec::new(),
             whole_of: Vec::new(),

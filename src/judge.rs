@@ -35,7 +35,7 @@ use serde_json::Value;
 
 pub use crate::code::{Cite, Clause, Code, Place};
 use crate::model::{self, Zone};
-use crate::wire::{self, kind, Case, Landed, Message, Outcome, Reference};
+use crate::wire::{self, kind, Case, Landed, Message, Outcome};
 
 mod clauses;
 mod findings;
@@ -153,10 +153,16 @@ impl fmt::Display for NotAnOutcome {
 /// Judges an observed outcome against the rule.
 pub fn judge(case: &Case, observed: &Value, options: Options) -> Result<Judgement, NotAnOutcome> {
     let reference = model::reference(case);
+    let want = Wanted {
+        messages: &reference.messages,
+        exposed: reference.exposed,
+    };
+    let zone = model::zone(case);
     judge_wanted(
         case,
-        model::zone(case),
-        Wanted::of(&reference),
+        zone,
+        want,
+        &reference.tool_artifacts,
         observed,
         options,
     )
@@ -176,35 +182,25 @@ pub fn judge_against(
     let artifacts: Vec<Landed<'_>> = reference.tool_artifacts.iter().map(Landed::from).collect();
     let want = Wanted {
         messages: &reference.messages,
-        artifacts: &artifacts,
         exposed: reference.exposed,
     };
-    judge_wanted(case, zone, want, observed, options)
+    judge_wanted(case, zone, want, &artifacts, observed, options)
 }
 
-/// What the judge holds an outcome against: the reference outcome, its
-/// artifacts borrowed (from the case, or from an [`Outcome`]).
+/// What the judge holds an outcome's prose and exposure against, once the
+/// port is read: the reference's messages and `exposed`. Its artifacts are
+/// what the port is matched against as it is read ([`Judge::may_land`]).
 #[derive(Clone, Copy)]
 struct Wanted<'r> {
     messages: &'r [Message],
-    artifacts: &'r [Landed<'r>],
     exposed: bool,
-}
-
-impl<'r> Wanted<'r> {
-    fn of(reference: &'r Reference<'_>) -> Wanted<'r> {
-        Wanted {
-            messages: &reference.messages,
-            artifacts: &reference.tool_artifacts,
-            exposed: reference.exposed,
-        }
-    }
 }
 
 fn judge_wanted(
     case: &Case,
     zone: Zone,
     reference: Wanted<'_>,
+    artifacts: &[Landed<'_>],
     observed: &Value,
     options: Options,
 ) -> Result<Judgement, NotAnOutcome> {
@@ -215,7 +211,7 @@ fn judge_wanted(
         )));
     };
     let judge = Judge::new(case, &zone, options);
-    let may_land = judge.may_land(reference.artifacts);
+    let may_land = judge.may_land(artifacts);
     let mut reading = Reading::new(judge, &may_land);
     reading.members(observed);
     Ok(judgement(zone, reading.finish(reference)))
@@ -231,12 +227,18 @@ fn judge_wanted(
 /// in one line.
 pub fn judge_text(case: &Case, text: Vec<u8>, options: Options) -> Result<Judgement, NotAnOutcome> {
     // The reference outcome ([`model::reference`]) in two steps: the
-    // artifacts, which the port is matched against as it is read, then,
-    // once the text is let go, the prose, which is judged last (a prose as
-    // long as its text would otherwise be held three times at once).
-    let artifacts: Vec<Landed<'_>> = model::clause_4_delivery(&case.calls).collect();
+    // artifacts, which the port is matched against as it is read (and only
+    // where they are what may land: in the lenient zone, 500,000 of them
+    // were 20 MB held for nothing), then, once the text is let go, the
+    // prose, which is judged last (a prose as long as its text would
+    // otherwise be held three times at once).
     let zone = model::zone(case);
     let judge = Judge::new(case, &zone, options);
+    let artifacts: Vec<Landed<'_>> = if judge.determined() {
+        model::clause_4_delivery(&case.calls).collect()
+    } else {
+        Vec::new()
+    };
     let may_land = judge.may_land(&artifacts);
     let mut reading = Reading::new(judge, &may_land);
     let read = match reading.text(&text) {
@@ -254,7 +256,6 @@ pub fn judge_text(case: &Case, text: Vec<u8>, options: Options) -> Result<Judgem
     let messages: Vec<Message> = case.calls.iter().map(model::clause_3_prose).collect();
     let want = Wanted {
         messages: &messages,
-        artifacts: &artifacts,
         exposed: model::clause_2_not_exposed_by_default(case.exposed),
     };
     Ok(judgement(zone, reading.finish(want)))

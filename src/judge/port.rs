@@ -95,7 +95,7 @@ impl<'a> Judge<'a> {
 
     /// Whether what must land is known: the reference in the strict zone,
     /// and over the floors alone, where a bound may drop some of it.
-    fn determined(&self) -> bool {
+    pub(super) fn determined(&self) -> bool {
         self.strict || self.bounded
     }
 

@@ -172,6 +172,14 @@ fn clause_1_key_by_key() {
             &[C1],
             &["tool_artifacts[1] repeats artifact 0 of call c1"],
         ),
+        // Of a type the call never returned: named by its type and payload.
+        (
+            example(json!(null)),
+            json!({"messages": ok(), "exposed": false, "tool_artifacts": [link("c1"),
+            {"type": "file", "payload": {"path": "/tmp/x", "n": 1.5}, "tool_call_id": "c1"}]}),
+            &[C1],
+            &["tool_artifacts[1] (\"file\" {\"path\":\"/tmp/x\",\"n\":1.5}) was produced by no call"],
+        ),
         // A payload changed on the way.
         (
             example(json!(null)),

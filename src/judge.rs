@@ -39,6 +39,7 @@ use crate::wire::{self, kind, Case, Landed, Message, Outcome};
 
 mod clauses;
 mod findings;
+mod index;
 mod json;
 mod leak;
 mod observed;

@@ -3,10 +3,9 @@
 
 use std::hash::{BuildHasher, Hash, Hasher};
 
-use foldhash::{HashMap, HashMapExt};
 use serde_json::Value;
 
-use super::pool::Bucket;
+use super::index::Index;
 use super::work::tally;
 
 /// How two JSON values compare.
@@ -210,15 +209,12 @@ pub fn same_multiset(a: &[Value], b: &[Value]) -> bool {
     if a.len() != b.len() {
         return false;
     }
-    let mut index: HashMap<u64, Bucket> = HashMap::new();
-    for (i, y) in b.iter().enumerate() {
-        index.entry(json_hash(y)).or_default().items.push(i);
-    }
+    let mut index = Index::new(b.iter().map(json_hash).enumerate());
     let mut used = vec![false; b.len()];
     a.iter().all(|x| {
-        let found = index
-            .get_mut(&json_hash(x))
-            .and_then(|bucket| bucket.first(Some(&used), |i| json_eq(x, &b[i]) != Eq::Different));
+        let found = index.first(&json_hash(x), Some(&used), |i| {
+            json_eq(x, &b[i]) != Eq::Different
+        });
         found.map(|i| used[i] = true).is_some()
     })
 }

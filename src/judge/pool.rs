@@ -8,8 +8,8 @@ use std::fmt;
 use foldhash::{HashMap, HashMapExt};
 use serde_json::Value;
 
+use super::index::Index;
 use super::json::{json_eq, json_hash, unencodable_replaced, Eq};
-use super::work::tally;
 use crate::code::Place;
 use crate::model;
 use crate::wire::{self, kind, Case, Landed, ToolArtifact};
@@ -68,44 +68,6 @@ pub(super) enum Source<'v> {
     Nowhere,
 }
 
-/// Positions in a list, in order, that share an index key, and how many of
-/// the first are known to be used (they stay used).
-#[derive(Default)]
-pub(super) struct Bucket {
-    pub(super) items: Vec<usize>,
-    used_before: usize,
-}
-
-impl Bucket {
-    /// The first item that passes `test`, skipping used ones if `used` is
-    /// given. The used items at the front are skipped for good, so finding
-    /// each of n alike artifacts in turn looks at each item about once.
-    pub(super) fn first(
-        &mut self,
-        used: Option<&[bool]>,
-        mut test: impl FnMut(usize) -> bool,
-    ) -> Option<usize> {
-        let (from, skipped) = match used {
-            Some(used) => {
-                let skip = self.items[self.used_before..]
-                    .iter()
-                    .take_while(|&&p| used[p])
-                    .count();
-                self.used_before += skip;
-                (self.used_before, skip)
-            }
-            None => (0, 0),
-        };
-        let mut visited = skipped as u64;
-        let found = self.items[from..].iter().copied().find(|&p| {
-            visited += 1;
-            used.is_none_or(|used| !used[p]) && test(p)
-        });
-        tally(|w| w.visited += visited);
-        found
-    }
-}
-
 /// The artifacts that may land on the port, which of them have, and
 /// indexes that find one by call id, `type` and payload in constant time:
 /// the call id and `type` exactly (each numbered), the payload by
@@ -115,34 +77,34 @@ pub(super) struct Pool<'p> {
     /// Which artifacts an observed entry has matched.
     pub(super) used: Vec<bool>,
     /// Each artifact's index among its call's.
-    kept: Vec<usize>,
+    kept: Vec<u32>,
     /// Each artifact's payload's [`json_hash`].
     hashes: Vec<u64>,
     /// Each call id and each type among the artifacts, numbered.
-    ids: HashMap<&'p str, usize>,
-    kinds: HashMap<&'p str, usize>,
+    ids: HashMap<&'p str, u32>,
+    kinds: HashMap<&'p str, u32>,
     /// Each artifact's call id and type, by their numbers.
-    numbers: Vec<(usize, usize)>,
+    numbers: Vec<(u32, u32)>,
     /// By call id, type and payload.
-    by_call: HashMap<(usize, usize, u64), Bucket>,
+    by_call: Index<(u32, u32, u64)>,
     /// By type and payload, whatever the call; built when first needed.
-    by_artifact: Option<HashMap<(usize, u64), Bucket>>,
+    by_artifact: Option<Index<(u32, u64)>>,
     /// By call id and type; built when first needed.
-    by_kind: Option<HashMap<(usize, usize), Bucket>>,
+    by_kind: Option<Index<(u32, u32)>>,
     /// Those whose payload does not encode ([`model::encodable`]), by call
     /// id and type; built when first needed.
-    unencodable: Option<HashMap<(usize, usize), Bucket>>,
+    unencodable: Option<Index<(u32, u32)>>,
 }
 
 impl<'p> Pool<'p> {
     pub(super) fn new(artifacts: &'p [Landed<'p>]) -> Pool<'p> {
         let hashes: Vec<u64> = artifacts.iter().map(|a| json_hash(a.payload)).collect();
         let (mut ids, mut kinds) = (HashMap::new(), HashMap::new());
-        let number = |map: &mut HashMap<&'p str, usize>, s: &'p str| {
-            let next = map.len();
+        let number = |map: &mut HashMap<&'p str, u32>, s: &'p str| {
+            let next = map.len() as u32;
             *map.entry(s).or_insert(next)
         };
-        let numbers: Vec<(usize, usize)> = artifacts
+        let numbers: Vec<(u32, u32)> = artifacts
             .iter()
             .map(|a| (number(&mut ids, a.tool_call_id), number(&mut kinds, a.kind)))
             .collect();
@@ -152,18 +114,13 @@ impl<'p> Pool<'p> {
         let kept = numbers
             .iter()
             .map(|&(id, _)| {
-                seen[id] += 1;
-                seen[id] - 1
+                seen[id as usize] += 1;
+                seen[id as usize] - 1
             })
             .collect();
-        let mut by_call: HashMap<(usize, usize, u64), Bucket> = HashMap::new();
-        for (p, &(id, kind)) in numbers.iter().enumerate() {
-            by_call
-                .entry((id, kind, hashes[p]))
-                .or_default()
-                .items
-                .push(p);
-        }
+        let by_call = Index::new(
+            (numbers.iter().enumerate()).map(|(p, &(id, kind))| (p, (id, kind, hashes[p]))),
+        );
         Pool {
             artifacts,
             used: vec![false; artifacts.len()],
@@ -191,21 +148,23 @@ impl<'p> Pool<'p> {
     ) -> Option<(usize, Eq)> {
         let kind = *self.kinds.get(kind_.as_str()?)?;
         let artifacts = self.artifacts;
-        let bucket = match id {
-            Some(id) => {
-                let id = *self.ids.get(id)?;
-                self.by_call.get_mut(&(id, kind, hash))?
-            }
-            None => by_artifact(&mut self.by_artifact, &self.numbers, &self.hashes)
-                .get_mut(&(kind, hash))?,
-        };
         let mut eq = Eq::Different;
-        bucket
-            .first(Some(&self.used), |p| {
-                eq = json_eq(artifacts[p].payload, payload.tree());
-                eq != Eq::Different
-            })
-            .map(|p| (p, eq))
+        let mut test = |p: usize| {
+            eq = json_eq(artifacts[p].payload, payload.tree());
+            eq != Eq::Different
+        };
+        let found = match id {
+            Some(id) => {
+                let key = (*self.ids.get(id)?, kind, hash);
+                self.by_call.first(&key, Some(&self.used), &mut test)
+            }
+            None => by_artifact(&mut self.by_artifact, &self.numbers, &self.hashes).first(
+                &(kind, hash),
+                Some(&self.used),
+                &mut test,
+            ),
+        };
+        found.map(|p| (p, eq))
     }
 
     /// The first artifact, used or not, with this `type` and payload.
@@ -217,25 +176,21 @@ impl<'p> Pool<'p> {
     ) -> Option<usize> {
         let kind = *self.kinds.get(kind_.as_str()?)?;
         let artifacts = self.artifacts;
-        by_artifact(&mut self.by_artifact, &self.numbers, &self.hashes)
-            .get_mut(&(kind, hash))?
-            .first(None, |p| {
-                json_eq(artifacts[p].payload, payload.tree()) != Eq::Different
-            })
+        by_artifact(&mut self.by_artifact, &self.numbers, &self.hashes).first(
+            &(kind, hash),
+            None,
+            |p| json_eq(artifacts[p].payload, payload.tree()) != Eq::Different,
+        )
     }
 
     /// The first unused artifact of call `id` with this `type`.
     pub(super) fn unused_of_kind(&mut self, id: &str, kind_: &Value) -> Option<usize> {
         let key = (*self.ids.get(id)?, *self.kinds.get(kind_.as_str()?)?);
         let numbers = &self.numbers;
-        let by_kind = self.by_kind.get_or_insert_with(|| {
-            let mut index: HashMap<(usize, usize), Bucket> = HashMap::new();
-            for (p, &key) in numbers.iter().enumerate() {
-                index.entry(key).or_default().items.push(p);
-            }
-            index
-        });
-        by_kind.get_mut(&key)?.first(Some(&self.used), |_| true)
+        let by_kind = self
+            .by_kind
+            .get_or_insert_with(|| Index::new(numbers.iter().copied().enumerate()));
+        by_kind.first(&key, Some(&self.used), |_| true)
     }
 
     /// The first unused artifact of call `id` with this `type` whose
@@ -252,15 +207,12 @@ impl<'p> Pool<'p> {
         let key = (*self.ids.get(id)?, *self.kinds.get(kind_.as_str()?)?);
         let (artifacts, numbers) = (self.artifacts, &self.numbers);
         let index = self.unencodable.get_or_insert_with(|| {
-            let mut index: HashMap<(usize, usize), Bucket> = HashMap::new();
-            for (p, &key) in numbers.iter().enumerate() {
-                if !model::encodable(artifacts[p].payload) {
-                    index.entry(key).or_default().items.push(p);
-                }
-            }
-            index
+            Index::new(
+                (numbers.iter().copied().enumerate())
+                    .filter(|&(p, _)| !model::encodable(artifacts[p].payload)),
+            )
         });
-        let p = index.get_mut(&key)?.first(Some(&self.used), |_| true)?;
+        let p = index.first(&key, Some(&self.used), |_| true)?;
         unencodable_replaced(artifacts[p].payload, payload.tree()).map(|at| (p, at))
     }
 
@@ -278,7 +230,7 @@ impl<'p> Pool<'p> {
         call_of: &HashMap<&str, usize>,
     ) -> Place {
         place.call = call_of.get(self.artifacts[p].tool_call_id).copied();
-        place.artifact = Some(self.kept[p]);
+        place.artifact = Some(self.kept[p] as usize);
         place
     }
 }
@@ -286,16 +238,12 @@ impl<'p> Pool<'p> {
 /// The pool's index by type and payload, whatever the call, built in `slot`
 /// when first needed.
 fn by_artifact<'s>(
-    slot: &'s mut Option<HashMap<(usize, u64), Bucket>>,
-    numbers: &[(usize, usize)],
+    slot: &'s mut Option<Index<(u32, u64)>>,
+    numbers: &[(u32, u32)],
     hashes: &[u64],
-) -> &'s mut HashMap<(usize, u64), Bucket> {
+) -> &'s mut Index<(u32, u64)> {
     slot.get_or_insert_with(|| {
-        let mut index: HashMap<(usize, u64), Bucket> = HashMap::new();
-        for (p, &(_, kind)) in numbers.iter().enumerate() {
-            index.entry((kind, hashes[p])).or_default().items.push(p);
-        }
-        index
+        Index::new((numbers.iter().enumerate()).map(|(p, &(_, kind))| (p, (kind, hashes[p]))))
     })
 }
 

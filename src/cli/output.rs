@@ -1,6 +1,6 @@
-//! How a command writes its output: to stdout in one go, buffered,
-//! a file whole or not at all, and a value for a reader on one line with
-//! its longest strings cut.
+//! How a command writes its output: to stdout through one buffer under
+//! its lock, a file whole or not at all, and a value for a reader on one
+//! line with its longest strings cut.
 
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -46,6 +46,7 @@ mod observed;
 mod pool;
 mod port;
 mod work;
+mod written;
 
 pub use clauses::contents;
 use clauses::Judge;

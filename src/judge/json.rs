@@ -233,41 +233,94 @@ pub fn same_multiset(a: &[Value], b: &[Value]) -> bool {
 /// outside; SipHash (std's default, with its fixed public keys) cost three
 /// times as much, and payloads are hashed whole.
 pub(super) fn json_hash(v: &Value) -> u64 {
-    type Seeded = foldhash::quality::FoldHasher<'static>;
-    static SEED: std::sync::LazyLock<foldhash::quality::RandomState> =
-        std::sync::LazyLock::new(foldhash::quality::RandomState::default);
-    fn seeded() -> Seeded {
-        SEED.build_hasher()
-    }
-    fn feed(v: &Value, h: &mut Seeded) {
-        tally(|w| w.hashed += 1);
-        match v {
-            Value::Null => 0u8.hash(h),
-            Value::Number(n) => match n.as_f64() {
-                // -0.0 == 0.0: one hash for both.
-                Some(f) => (1u8, if f == 0.0 { 0 } else { f.to_bits() }).hash(h),
-                None => 6u8.hash(h),
-            },
-            Value::Bool(b) => (2u8, b).hash(h),
-            Value::String(s) => (3u8, s).hash(h),
-            Value::Array(a) => {
-                (4u8, a.len()).hash(h);
-                a.iter().for_each(|x| feed(x, h));
-            }
-            Value::Object(o) => {
-                // Each member hashed alone, the hashes summed: key order
-                // does not count.
-                let members = o.iter().fold(0u64, |sum, (k, x)| {
-                    let mut m = seeded();
-                    k.hash(&mut m);
-                    feed(x, &mut m);
-                    sum.wrapping_add(m.finish())
-                });
-                (5u8, o.len(), members).hash(h);
-            }
-        }
-    }
     let mut h = seeded();
     feed(v, &mut h);
     h.finish()
+}
+
+/// The hasher [`json_hash`] feeds.
+pub(super) type Seeded = foldhash::quality::FoldHasher<'static>;
+
+/// A hasher with the process's seed.
+pub(super) fn seeded() -> Seeded {
+    static SEED: std::sync::LazyLock<foldhash::quality::RandomState> =
+        std::sync::LazyLock::new(foldhash::quality::RandomState::default);
+    SEED.build_hasher()
+}
+
+/// Feeds `v` to `h` as [`json_hash`] does: through the functions below,
+/// one per part of a value in the order a reader of its text meets them,
+/// so that a payload hashed as it is read (`written.rs`) hashes as its
+/// tree does.
+pub(super) fn feed(v: &Value, h: &mut Seeded) {
+    match v {
+        Value::Null => feed_null(h),
+        Value::Number(n) => feed_number(n, h),
+        Value::Bool(b) => feed_bool(*b, h),
+        Value::String(s) => feed_str(s, h),
+        Value::Array(a) => {
+            feed_array_open(h);
+            a.iter().for_each(|x| feed(x, h));
+            feed_array_close(a.len(), h);
+        }
+        Value::Object(o) => {
+            // Each member hashed alone, the hashes summed: key order
+            // does not count.
+            let members = o.iter().fold(0u64, |sum, (k, x)| {
+                let mut m = member(k);
+                feed(x, &mut m);
+                sum.wrapping_add(m.finish())
+            });
+            feed_object(o.len(), members, h);
+        }
+    }
+}
+
+pub(super) fn feed_null(h: &mut Seeded) {
+    tally(|w| w.hashed += 1);
+    0u8.hash(h);
+}
+
+pub(super) fn feed_number(n: &serde_json::Number, h: &mut Seeded) {
+    tally(|w| w.hashed += 1);
+    match n.as_f64() {
+        // -0.0 == 0.0: one hash for both.
+        Some(f) => (1u8, if f == 0.0 { 0 } else { f.to_bits() }).hash(h),
+        None => 6u8.hash(h),
+    }
+}
+
+pub(super) fn feed_bool(b: bool, h: &mut Seeded) {
+    tally(|w| w.hashed += 1);
+    (2u8, b).hash(h);
+}
+
+pub(super) fn feed_str(s: &str, h: &mut Seeded) {
+    tally(|w| w.hashed += 1);
+    (3u8, s).hash(h);
+}
+
+/// An array's start; its items follow, then [`feed_array_close`] with
+/// their count.
+pub(super) fn feed_array_open(h: &mut Seeded) {
+    tally(|w| w.hashed += 1);
+    4u8.hash(h);
+}
+
+pub(super) fn feed_array_close(len: usize, h: &mut Seeded) {
+    len.hash(h);
+}
+
+/// The hasher of one object member, its key fed; its value follows.
+pub(super) fn member(key: &str) -> Seeded {
+    let mut m = seeded();
+    key.hash(&mut m);
+    m
+}
+
+/// An object of `len` members, the wrapping sum of their [`member`]
+/// hashes.
+pub(super) fn feed_object(len: usize, members: u64, h: &mut Seeded) {
+    tally(|w| w.hashed += 1);
+    (5u8, len, members).hash(h);
 }

@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use super::clauses::Judge;
 use super::port::PortRun;
+use super::written::{Entry, Written};
 use super::{NotAnOutcome, Wanted};
 use crate::code::{Code, Place};
 use crate::wire::{self, kind, untrusted, Landed};
@@ -102,7 +103,7 @@ impl<'a, 'p, 'v> Reading<'a, 'p, 'v> {
                     Value::Array(entries) => {
                         self.port_list();
                         for (i, entry) in entries.iter().enumerate() {
-                            self.entry(i, Cow::Borrowed(entry));
+                            self.entry(i, Cow::Borrowed(entry), None);
                         }
                     }
                     other => self.port_kind(kind(other)),
@@ -132,9 +133,9 @@ impl<'a, 'p, 'v> Reading<'a, 'p, 'v> {
         self.port = Part::NotList(kind);
     }
 
-    fn entry(&mut self, i: usize, entry: Cow<'v, Value>) {
+    fn entry(&mut self, i: usize, entry: Cow<'v, Value>, written: Option<Written>) {
         if let Part::List(run) = &mut self.port {
-            self.judge.port_entry(run, i, entry);
+            self.judge.port_entry(run, i, entry, written);
         }
     }
 
@@ -274,13 +275,16 @@ impl<'de> Visitor<'de> for Top<'_, '_, '_> {
     }
 }
 
-/// Reads a list of the outcome element by element, each element read as
-/// [`untrusted::Any`] reads it and handed to `each`; anything else is read
-/// whole, for what it is.
+/// Reads a list of the outcome element by element, each element read by
+/// [`Elements::Seed`] and handed to `each`; anything else is read whole,
+/// as [`untrusted::Any`] reads it, for what it is.
 trait Elements<'de>: Sized {
     /// The part once read.
     type Part;
-    fn each(&mut self, i: usize, element: Value);
+    /// What reads one element.
+    type Seed: DeserializeSeed<'de>;
+    fn seed() -> Self::Seed;
+    fn each(&mut self, i: usize, element: <Self::Seed as DeserializeSeed<'de>>::Value);
     fn list(self) -> Self::Part;
     fn not_list(self, kind: &'static str) -> Self::Part;
 }
@@ -297,7 +301,7 @@ impl<'de, E: Elements<'de>> Visitor<'de> for List<E> {
 
     fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<E::Part, A::Error> {
         let mut i = 0;
-        while let Some(element) = seq.next_element_seed(untrusted::Any)? {
+        while let Some(element) = seq.next_element_seed(E::seed())? {
             self.0.each(i, element);
             i += 1;
         }
@@ -339,6 +343,11 @@ struct Messages;
 
 impl<'de> Elements<'de> for Vec<Said<'static>> {
     type Part = Part<Vec<Said<'static>>>;
+    type Seed = untrusted::Any;
+
+    fn seed() -> untrusted::Any {
+        untrusted::Any
+    }
 
     fn each(&mut self, _: usize, message: Value) {
         self.push(Said::owned(message));
@@ -361,14 +370,20 @@ impl<'de> DeserializeSeed<'de> for Messages {
     }
 }
 
-/// The `tool_artifacts`: each entry matched as it is read.
+/// The `tool_artifacts`: each entry matched as it is read, its payload
+/// [`Written`] rather than made a tree.
 struct Port<'r, 'a, 'p>(&'r mut Reading<'a, 'p, 'static>);
 
 impl<'de> Elements<'de> for Port<'_, '_, '_> {
     type Part = ();
+    type Seed = Entry;
 
-    fn each(&mut self, i: usize, entry: Value) {
-        self.0.entry(i, Cow::Owned(entry));
+    fn seed() -> Entry {
+        Entry
+    }
+
+    fn each(&mut self, i: usize, (entry, written): (Value, Option<Written>)) {
+        self.0.entry(i, Cow::Owned(entry), written);
     }
 
     fn list(self) {}

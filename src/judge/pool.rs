@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::index::Index;
 use super::json::{json_eq, json_hash, unencodable_replaced, Eq};
+use super::work::tally;
 use crate::code::Place;
 use crate::model;
 use crate::wire::{self, kind, Case, Landed, ToolArtifact};
@@ -31,6 +32,47 @@ impl Payload<'_> {
             Payload::Tree(v) => v,
             Payload::Text(text, tree) => tree.get_or_init(|| read_back(text)),
         }
+    }
+}
+
+impl Payload<'_> {
+    /// How `expected` compares with this payload ([`json_eq`]). A payload
+    /// kept as text that is byte for byte what [`wire::write_value`]
+    /// writes of `expected` is the same, without being read back: so an
+    /// entry read from the outcome's text and landed as it should is
+    /// never made a tree.
+    pub(super) fn compared_to(&self, expected: &Value) -> Eq {
+        if let Payload::Text(text, _) = self {
+            tally(|w| w.compared += 1);
+            // serde_json writes `expected` as `write_value` does, into a
+            // sink that compares as it goes and stops at the first byte
+            // that differs: no copy of a payload is made to compare it.
+            let mut rest = Rest(text);
+            if serde_json::to_writer(&mut rest, expected).is_ok() && rest.0.is_empty() {
+                return Eq::Same;
+            }
+        }
+        json_eq(expected, self.tree())
+    }
+}
+
+/// What is left of a text being compared with what is written: a write
+/// that differs from its next bytes fails.
+struct Rest<'t>(&'t [u8]);
+
+impl std::io::Write for Rest<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        match self.0.strip_prefix(bytes) {
+            Some(rest) => {
+                self.0 = rest;
+                Ok(bytes.len())
+            }
+            None => Err(std::io::ErrorKind::InvalidData.into()),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -150,7 +192,7 @@ impl<'p> Pool<'p> {
         let artifacts = self.artifacts;
         let mut eq = Eq::Different;
         let mut test = |p: usize| {
-            eq = json_eq(artifacts[p].payload, payload.tree());
+            eq = payload.compared_to(artifacts[p].payload);
             eq != Eq::Different
         };
         let found = match id {
@@ -179,7 +221,7 @@ impl<'p> Pool<'p> {
         by_artifact(&mut self.by_artifact, &self.numbers, &self.hashes).first(
             &(kind, hash),
             None,
-            |p| json_eq(artifacts[p].payload, payload.tree()) != Eq::Different,
+            |p| payload.compared_to(artifacts[p].payload) != Eq::Different,
         )
     }
 

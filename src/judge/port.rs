@@ -11,6 +11,7 @@ use super::clauses::Judge;
 use super::findings::quoted;
 use super::json::{first_difference, json_eq, json_hash, Eq};
 use super::pool::{lenient_landed, read_back, Payload, Pool, Source, Sources};
+use super::written::Written;
 use crate::code::{self, Code, Place};
 use crate::model;
 use crate::wire::{self, kind, Landed};
@@ -54,8 +55,14 @@ enum Parts<'v> {
 
 impl<'v> Unmatched<'v> {
     /// Entry `i`'s parts; `None` if it lacks one (which
-    /// [`Judge::entry_shape`] has said).
-    fn of(i: usize, entry: Cow<'v, Value>, hash: u64) -> Option<Unmatched<'v>> {
+    /// [`Judge::entry_shape`] has said). A payload read apart from its
+    /// entry ([`Written`]) is taken as written.
+    fn of(
+        i: usize,
+        entry: Cow<'v, Value>,
+        written: Option<Written>,
+        hash: u64,
+    ) -> Option<Unmatched<'v>> {
         let parts = match entry {
             Cow::Borrowed(entry) => {
                 let (kind, payload, id) = shape(entry)?;
@@ -66,7 +73,10 @@ impl<'v> Unmatched<'v> {
                 let mut text = Vec::new();
                 wire::write_value(&mut text, kind);
                 let split = text.len();
-                wire::write_value(&mut text, payload);
+                match written {
+                    Some(written) => text.extend_from_slice(&written.text),
+                    None => wire::write_value(&mut text, payload),
+                }
                 Parts::Written {
                     text: text.into(),
                     split,
@@ -112,22 +122,32 @@ impl<'a> Judge<'a> {
     /// shape, then the first unused artifact of the call it claims with its
     /// `type` and payload, found through the index. Every entry that is an
     /// artifact as it should be is matched so first, so what explains the
-    /// others ([`Judge::port_end`]) does not depend on their place.
+    /// others ([`Judge::port_end`]) does not depend on their place. An
+    /// entry read from the outcome's text comes with its payload
+    /// [`Written`], its place in `entry` holding `null`.
     pub(super) fn port_entry<'v>(
         &mut self,
         run: &mut PortRun<'_, 'v>,
         i: usize,
         entry: Cow<'v, Value>,
+        written: Option<Written>,
     ) {
         let Some((kind_, payload, id)) = self.entry_shape(i, &entry) else {
             return;
         };
-        let hash = json_hash(payload);
-        let Some((p, eq)) = run
-            .pool
-            .unused(Some(id), kind_, &Payload::Tree(payload), hash)
-        else {
-            run.unmatched.extend(Unmatched::of(i, entry, hash));
+        let (found, hash) = match &written {
+            Some(w) => {
+                let payload = Payload::Text(&w.text, OnceCell::new());
+                (run.pool.unused(Some(id), kind_, &payload, w.hash), w.hash)
+            }
+            None => {
+                let hash = json_hash(payload);
+                let payload = Payload::Tree(payload);
+                (run.pool.unused(Some(id), kind_, &payload, hash), hash)
+            }
+        };
+        let Some((p, eq)) = found else {
+            run.unmatched.extend(Unmatched::of(i, entry, written, hash));
             return;
         };
         run.pool.used[p] = true;

@@ -228,7 +228,7 @@ fn write_object<'v>(
 /// Appends `s` as a JSON string, escaped as serde_json escapes it: `"` and
 /// `\` with a backslash, `\b \f \n \r \t` as such, any other control
 /// character as `\u00xx`, everything else as it is.
-fn write_str(out: &mut Vec<u8>, s: &str) {
+pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
     out.reserve(bytes.len());
     out.push(b'"');

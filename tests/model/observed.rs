@@ -255,3 +255,57 @@ fn texts_a_tree_hides_are_judged_alike() {
         assert!(said.contains("invalid unicode code point"), "{said}");
     }
 }
+
+/// A payload the port reads from the text is written and hashed as it is
+/// read, never made a tree; it is judged as its tree is: a key repeated
+/// among the first few keys or past them keeps its last value, keys in
+/// another order and numbers written otherwise still match, and a payload
+/// that differs is explained as it is.
+#[test]
+fn payloads_read_from_the_text_are_judged_as_their_trees() {
+    let keys: Vec<String> = (0..12).map(|i| format!(r#""k{i}": {i}"#)).collect();
+    let payload = format!("{{{}}}", keys.join(", "));
+    let case = Case::from_json(
+        format!(
+            r#"{{"exposed": true, "calls": [{{"tool_call_id": "c1", "result": {{"success": true, "data": "one", "artifacts": [
+            {{"type": "wide", "payload": {payload}}},
+            {{"type": "deep", "payload": {{"rows": [[1, {{"a": [true, null, "s"]}}], {{"{key}": "x"}}]}}}}]}}}}]}}"#,
+            key = wire::SERDE_NUMBER_KEY
+        )
+        .as_bytes(),
+    )
+    .expect("a valid case");
+    let deep = format!(
+        r#"{{"type": "deep", "payload": {{"rows": [[1.0, {{"a": [true, null, "s"]}}], {{"{key}": "x"}}]}}, "tool_call_id": "c1"}}"#,
+        key = wire::SERDE_NUMBER_KEY
+    );
+    let wide = |payload: &str| {
+        format!(r#"{{"type": "wide", "payload": {payload}, "tool_call_id": "c1"}}"#)
+    };
+    let reversed: Vec<String> = keys.iter().rev().cloned().collect();
+    let rows = [
+        (payload.clone(), true),
+        (format!("{{{}}}", reversed.join(", ")), true),
+        // Repeated among the first eight keys, and past them.
+        (format!(r#"{{"k0": "x", {}}}"#, keys.join(", ")), true),
+        (
+            format!(r#"{{{}, "k11": "x", "k11": 11}}"#, keys[..11].join(", ")),
+            true,
+        ),
+        (format!(r#"{{{}, "k0": "x"}}"#, keys.join(", ")), false),
+        (
+            format!(r#"{{{}, "k11": 11, "k11": "x"}}"#, keys[..11].join(", ")),
+            false,
+        ),
+        (format!(r#"{{{}}}"#, keys[..11].join(", ")), false),
+        (format!(r#"{{{}, "k12": 12}}"#, keys.join(", ")), false),
+    ];
+    for (payload, conforms) in rows {
+        let text = format!(
+            r#"{{"messages": [{{"tool_call_id": "c1", "content": "one"}}], "tool_artifacts": [{}, {deep}], "exposed": true}}"#,
+            wide(&payload)
+        );
+        let judged = alike(&case, text.as_bytes(), Options::default()).expect("an outcome");
+        assert_eq!(judged.conforms(), conforms, "{text}\n{judged:#?}");
+    }
+}

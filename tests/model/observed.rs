@@ -309,3 +309,33 @@ fn payloads_read_from_the_text_are_judged_as_their_trees() {
         assert_eq!(judged.conforms(), conforms, "{text}\n{judged:#?}");
     }
 }
+
+/// An entry landed as it should is matched from its text in one pass: its
+/// payload hashed once as it is read (beside the artifact's own hash),
+/// found equal without a walk of its values, never read back as a tree.
+/// A payload of `n` values costs about `2n` hashes and one comparison.
+#[test]
+fn a_payload_read_from_the_text_is_hashed_once_and_never_walked() {
+    use rt_tool_3::judge::Work;
+    let n = 200;
+    let members: Vec<String> = (0..n)
+        .map(|i| format!(r#""k{i}": [{i}, "v{i}"]"#))
+        .collect();
+    let payload = format!("{{{}}}", members.join(", "));
+    let case = Case::from_json(
+        format!(
+            r#"{{"exposed": true, "calls": [{{"tool_call_id": "c1", "result": {{"success": true, "data": "one", "artifacts": [{{"type": "t", "payload": {payload}}}]}}}}]}}"#
+        )
+        .as_bytes(),
+    )
+    .expect("a valid case");
+    let text = format!(
+        r#"{{"messages": [{{"tool_call_id": "c1", "content": "one"}}], "tool_artifacts": [{{"type": "t", "payload": {payload}, "tool_call_id": "c1"}}], "exposed": true}}"#
+    );
+    let (judged, work) = Work::of(|| judge_text(&case, text.into_bytes(), Options::default()));
+    assert!(judged.expect("an outcome").conforms());
+    // The payload's values: the object, and each member's list of two.
+    let values = 1 + 3 * n as u64;
+    assert!(work.hashed <= 2 * values + 10, "{work:?}");
+    assert!(work.compared <= 10, "{work:?}");
+}

@@ -48,7 +48,8 @@ impl Payload<'_> {
             // sink that compares as it goes and stops at the first byte
             // that differs: no copy of a payload is made to compare it.
             let mut rest = Rest(text);
-            if serde_json::to_writer(&mut rest, expected).is_ok() && rest.0.is_empty() {
+            let written = serde_json::to_writer(&mut rest, expected);
+            if written.is_ok_and(|()| rest.0.is_empty()) {
                 return Eq::Same;
             }
         }

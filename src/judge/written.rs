@@ -44,6 +44,10 @@ impl Written {
 /// `payload` [`Written`] and every other member a [`Value`] (the payload's
 /// place holding `null`); anything else a [`Value`], as
 /// [`untrusted::Any`] reads it.
+///
+/// Neither this visitor nor [`Write`] takes a float: with
+/// `arbitrary_precision`, serde_json hands over every number that is no
+/// `i64` or `u64` as its text ([`untrusted`]).
 pub(super) struct Entry;
 
 impl<'de> DeserializeSeed<'de> for Entry {
@@ -108,10 +112,6 @@ impl<'de> Visitor<'de> for Entry {
 
     fn visit_u64<E: Error>(self, n: u64) -> Result<Self::Value, E> {
         untrusted::Any.visit_u64(n).map(|v| (v, None))
-    }
-
-    fn visit_f64<E: Error>(self, n: f64) -> Result<Self::Value, E> {
-        untrusted::Any.visit_f64(n).map(|v| (v, None))
     }
 
     fn visit_str<E: Error>(self, s: &str) -> Result<Self::Value, E> {
@@ -208,13 +208,6 @@ impl<'de> Visitor<'de> for Write<'_> {
 
     fn visit_u64<E: Error>(self, n: u64) -> Result<(), E> {
         self.number(&n.into())
-    }
-
-    fn visit_f64<E: Error>(self, n: f64) -> Result<(), E> {
-        match Number::from_f64(n) {
-            Some(n) => self.number(&n),
-            None => Err(E::custom("not a JSON number")),
-        }
     }
 
     fn visit_str<E: Error>(self, s: &str) -> Result<(), E> {

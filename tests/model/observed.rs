@@ -159,7 +159,7 @@ fn texts_a_tree_hides_are_judged_alike() {
         (with("true"), false),
         (
             with(
-                r#"[1.5, 7, "x", null, [], {"type": "link", "payload": {}}, {"type": "link", "payload": 1e400, "tool_call_id": "c1"}]"#,
+                r#"[1.5, 7, -7, true, "x", null, [], {"type": "link", "payload": {}}, {"type": "link", "payload": 1e400, "tool_call_id": "c1"}]"#,
             ),
             false,
         ),
@@ -312,30 +312,48 @@ fn payloads_read_from_the_text_are_judged_as_their_trees() {
 
 /// An entry landed as it should is matched from its text in one pass: its
 /// payload hashed once as it is read (beside the artifact's own hash),
-/// found equal without a walk of its values, never read back as a tree.
-/// A payload of `n` values costs about `2n` hashes and one comparison.
+/// found equal without a walk of its values, never read back as a tree:
+/// a payload of `v` values of every kind costs exactly `2v` hashes and one
+/// comparison. Two payloads that differ only in where an array ends hash
+/// apart, so each entry is compared with its own artifact alone.
 #[test]
 fn a_payload_read_from_the_text_is_hashed_once_and_never_walked() {
     use rt_tool_3::judge::Work;
+    let judged = |artifacts: &[&str], landed: &[&str]| {
+        let artifacts: Vec<String> = artifacts
+            .iter()
+            .map(|p| format!(r#"{{"type": "t", "payload": {p}}}"#))
+            .collect();
+        let case = Case::from_json(
+            format!(
+                r#"{{"exposed": true, "calls": [{{"tool_call_id": "c1", "result": {{"success": true, "data": "one", "artifacts": [{}]}}}}]}}"#,
+                artifacts.join(", ")
+            )
+            .as_bytes(),
+        )
+        .expect("a valid case");
+        let landed: Vec<String> = landed
+            .iter()
+            .map(|p| format!(r#"{{"type": "t", "payload": {p}, "tool_call_id": "c1"}}"#))
+            .collect();
+        let text = format!(
+            r#"{{"messages": [{{"tool_call_id": "c1", "content": "one"}}], "tool_artifacts": [{}], "exposed": true}}"#,
+            landed.join(", ")
+        );
+        let (judged, work) = Work::of(|| judge_text(&case, text.into_bytes(), Options::default()));
+        assert!(judged.expect("an outcome").conforms());
+        work
+    };
     let n = 200;
     let members: Vec<String> = (0..n)
-        .map(|i| format!(r#""k{i}": [{i}, "v{i}"]"#))
+        .map(|i| format!(r#""k{i}": [{i}, "v{i}", null, true, -{i}]"#))
         .collect();
     let payload = format!("{{{}}}", members.join(", "));
-    let case = Case::from_json(
-        format!(
-            r#"{{"exposed": true, "calls": [{{"tool_call_id": "c1", "result": {{"success": true, "data": "one", "artifacts": [{{"type": "t", "payload": {payload}}}]}}}}]}}"#
-        )
-        .as_bytes(),
-    )
-    .expect("a valid case");
-    let text = format!(
-        r#"{{"messages": [{{"tool_call_id": "c1", "content": "one"}}], "tool_artifacts": [{{"type": "t", "payload": {payload}, "tool_call_id": "c1"}}], "exposed": true}}"#
-    );
-    let (judged, work) = Work::of(|| judge_text(&case, text.into_bytes(), Options::default()));
-    assert!(judged.expect("an outcome").conforms());
-    // The payload's values: the object, and each member's list of two.
-    let values = 1 + 3 * n as u64;
-    assert!(work.hashed <= 2 * values + 10, "{work:?}");
-    assert!(work.compared <= 10, "{work:?}");
+    let work = judged(&[&payload], &[&payload]);
+    // The object, and each member's list and its five values.
+    let values = 1 + 6 * n;
+    assert_eq!((work.hashed, work.compared), (2 * values, 1), "{work:?}");
+    let (ends, other) = (r#"{"a": [[1, 2]]}"#, r#"{"a": [[1], 2]}"#);
+    let work = judged(&[ends, other], &[other, ends]);
+    assert_eq!(work.compared, 2, "{work:?}");
 }

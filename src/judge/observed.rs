@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use super::clauses::Judge;
 use super::port::PortRun;
-use super::written::{Entry, Written};
+use super::written::{Buffer, Entry, Written};
 use super::{NotAnOutcome, Wanted};
 use crate::code::{Code, Place};
 use crate::wire::{self, kind, untrusted, Landed};
@@ -180,13 +180,14 @@ impl Reading<'_, '_, 'static> {
     /// [`wire::MAX_DEPTH`]: `Err` if it is no JSON, `Ok(Err)` if it is no
     /// object.
     pub(super) fn text(&mut self, bytes: &[u8]) -> Result<Result<(), NotAnOutcome>, wire::Refusal> {
-        wire::parse_seed(bytes, Top(self))
+        wire::parse_seed(bytes, Top(self, bytes.len()))
     }
 }
 
 /// Reads the outcome's top level: an object is read member by member;
-/// anything else is no outcome.
-struct Top<'r, 'a, 'p>(&'r mut Reading<'a, 'p, 'static>);
+/// anything else is no outcome. With it, the length of the outcome's
+/// text, the most any of its payloads can take written.
+struct Top<'r, 'a, 'p>(&'r mut Reading<'a, 'p, 'static>, usize);
 
 type Read = Result<(), NotAnOutcome>;
 
@@ -212,7 +213,7 @@ impl<'de> Visitor<'de> for Top<'_, '_, '_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Read, A::Error> {
-        let reading = self.0;
+        let (reading, len) = (self.0, self.1);
         let Some(first) = map.next_key::<String>()? else {
             return Ok(Ok(()));
         };
@@ -232,7 +233,10 @@ impl<'de> Visitor<'de> for Top<'_, '_, '_> {
                     reading.exposed = Some(Cow::Owned(map.next_value_seed(untrusted::Any)?));
                 }
                 "messages" => reading.messages = map.next_value_seed(Messages)?,
-                "tool_artifacts" => map.next_value_seed(Port(reading))?,
+                "tool_artifacts" => map.next_value_seed(Port {
+                    reading: &mut *reading,
+                    payloads: Buffer::new(len),
+                })?,
                 _ => {
                     reading.unknown(Cow::Owned(k));
                     // Read, not skipped: serde_json skips a string's
@@ -281,10 +285,14 @@ impl<'de> Visitor<'de> for Top<'_, '_, '_> {
 trait Elements<'de>: Sized {
     /// The part once read.
     type Part;
+    /// An element as read.
+    type Element;
     /// What reads one element.
-    type Seed: DeserializeSeed<'de>;
-    fn seed() -> Self::Seed;
-    fn each(&mut self, i: usize, element: <Self::Seed as DeserializeSeed<'de>>::Value);
+    type Seed<'s>: DeserializeSeed<'de, Value = Self::Element>
+    where
+        Self: 's;
+    fn seed(&mut self) -> Self::Seed<'_>;
+    fn each(&mut self, i: usize, element: Self::Element);
     fn list(self) -> Self::Part;
     fn not_list(self, kind: &'static str) -> Self::Part;
 }
@@ -301,7 +309,7 @@ impl<'de, E: Elements<'de>> Visitor<'de> for List<E> {
 
     fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<E::Part, A::Error> {
         let mut i = 0;
-        while let Some(element) = seq.next_element_seed(E::seed())? {
+        while let Some(element) = seq.next_element_seed(self.0.seed())? {
             self.0.each(i, element);
             i += 1;
         }
@@ -343,9 +351,10 @@ struct Messages;
 
 impl<'de> Elements<'de> for Vec<Said<'static>> {
     type Part = Part<Vec<Said<'static>>>;
-    type Seed = untrusted::Any;
+    type Element = Value;
+    type Seed<'s> = untrusted::Any;
 
-    fn seed() -> untrusted::Any {
+    fn seed(&mut self) -> untrusted::Any {
         untrusted::Any
     }
 
@@ -371,25 +380,33 @@ impl<'de> DeserializeSeed<'de> for Messages {
 }
 
 /// The `tool_artifacts`: each entry matched as it is read, its payload
-/// [`Written`] rather than made a tree.
-struct Port<'r, 'a, 'p>(&'r mut Reading<'a, 'p, 'static>);
+/// written into the buffer rather than made a tree.
+struct Port<'r, 'a, 'p> {
+    reading: &'r mut Reading<'a, 'p, 'static>,
+    payloads: Buffer,
+}
 
 impl<'de> Elements<'de> for Port<'_, '_, '_> {
     type Part = ();
-    type Seed = Entry;
+    type Element = (Value, Option<u64>);
+    type Seed<'s>
+        = Entry<'s>
+    where
+        Self: 's;
 
-    fn seed() -> Entry {
-        Entry
+    fn seed(&mut self) -> Entry<'_> {
+        Entry(&mut self.payloads)
     }
 
-    fn each(&mut self, i: usize, (entry, written): (Value, Option<Written>)) {
-        self.0.entry(i, Cow::Owned(entry), written);
+    fn each(&mut self, i: usize, (entry, hash): (Value, Option<u64>)) {
+        let written = hash.map(|hash| self.payloads.written(hash));
+        self.reading.entry(i, Cow::Owned(entry), written);
     }
 
     fn list(self) {}
 
     fn not_list(self, kind: &'static str) {
-        self.0.port_kind(kind);
+        self.reading.port_kind(kind);
     }
 }
 
@@ -397,7 +414,7 @@ impl<'de> DeserializeSeed<'de> for Port<'_, '_, '_> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        self.0.port_list();
+        self.reading.port_list();
         deserializer.deserialize_any(List(self))
     }
 }

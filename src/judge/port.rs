@@ -60,7 +60,7 @@ impl<'v> Unmatched<'v> {
     fn of(
         i: usize,
         entry: Cow<'v, Value>,
-        written: Option<Written>,
+        written: Option<Written<'_>>,
         hash: u64,
     ) -> Option<Unmatched<'v>> {
         let parts = match entry {
@@ -74,7 +74,7 @@ impl<'v> Unmatched<'v> {
                 wire::write_value(&mut text, kind);
                 let split = text.len();
                 match written {
-                    Some(written) => text.extend_from_slice(&written.text),
+                    Some(written) => text.extend_from_slice(written.text),
                     None => wire::write_value(&mut text, payload),
                 }
                 Parts::Written {
@@ -130,14 +130,14 @@ impl<'a> Judge<'a> {
         run: &mut PortRun<'_, 'v>,
         i: usize,
         entry: Cow<'v, Value>,
-        written: Option<Written>,
+        written: Option<Written<'_>>,
     ) {
         let Some((kind_, payload, id)) = self.entry_shape(i, &entry) else {
             return;
         };
         let (found, hash) = match &written {
             Some(w) => {
-                let payload = Payload::Text(&w.text, OnceCell::new());
+                let payload = Payload::Text(w.text, OnceCell::new());
                 (run.pool.unused(Some(id), kind_, &payload, w.hash), w.hash)
             }
             None => {

@@ -23,49 +23,64 @@ use super::pool::read_back;
 use crate::wire::{self, untrusted};
 
 /// An observed payload as compact JSON text, and its [`json_hash`].
-pub(super) struct Written {
-    pub(super) text: Box<[u8]>,
+pub(super) struct Written<'b> {
+    pub(super) text: &'b [u8],
     pub(super) hash: u64,
 }
 
-impl Written {
-    /// A tree's text and hash.
-    fn of(tree: &Value) -> Written {
+/// Where the port's payloads are written, one at a time: sized once to
+/// the outcome's length, the most a payload's compact text can take, of
+/// which only what is written becomes resident. A payload never copies
+/// itself into a buffer twice its size to grow, as one 40 MB payload did
+/// (the copy is the peak, the old and the new buffer at once).
+pub(super) struct Buffer(Vec<u8>);
+
+impl Buffer {
+    /// Room for `len` bytes, if the system gives it; otherwise the buffer
+    /// grows as it must.
+    pub(super) fn new(len: usize) -> Buffer {
         let mut text = Vec::new();
-        wire::write_value(&mut text, tree);
+        // A refusal is no error: the buffer grows as a `Vec` does.
+        text.try_reserve_exact(len).ok();
+        Buffer(text)
+    }
+
+    /// The payload last written, with its hash.
+    pub(super) fn written(&self, hash: u64) -> Written<'_> {
         Written {
-            text: text.into(),
-            hash: json_hash(tree),
+            text: &self.0,
+            hash,
         }
     }
 }
 
 /// Reads one entry of the port: an object member by member, its
-/// `payload` [`Written`] and every other member a [`Value`] (the payload's
-/// place holding `null`); anything else a [`Value`], as
-/// [`untrusted::Any`] reads it.
+/// `payload` [`Written`] into the buffer (the payload's place holding
+/// `null`, its hash returned) and every other member a [`Value`];
+/// anything else a [`Value`], as [`untrusted::Any`] reads it.
 ///
 /// Neither this visitor nor [`Write`] takes a float: with
 /// `arbitrary_precision`, serde_json hands over every number that is no
 /// `i64` or `u64` as its text ([`untrusted`]).
-pub(super) struct Entry;
+pub(super) struct Entry<'b>(pub(super) &'b mut Buffer);
 
-impl<'de> DeserializeSeed<'de> for Entry {
-    type Value = (Value, Option<Written>);
+impl<'de> DeserializeSeed<'de> for Entry<'_> {
+    type Value = (Value, Option<u64>);
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for Entry {
-    type Value = (Value, Option<Written>);
+impl<'de> Visitor<'de> for Entry<'_> {
+    type Value = (Value, Option<u64>);
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         untrusted::Any.expecting(f)
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let Buffer(buffer) = self.0;
         let mut fields = Map::new();
         let mut payload = None;
         let mut key = map.next_key::<String>()?;
@@ -83,7 +98,7 @@ impl<'de> Visitor<'de> for Entry {
         // `untrusted::Any` reads an object.
         while let Some(k) = key {
             if k == "payload" {
-                payload = Some(map.next_value_seed(Payload)?);
+                payload = Some(map.next_value_seed(Payload(buffer))?);
                 fields.insert(k, Value::Null);
             } else {
                 let value = map.next_value_seed(untrusted::Any)?;
@@ -119,28 +134,29 @@ impl<'de> Visitor<'de> for Entry {
     }
 }
 
-/// Reads a payload [`Written`].
-struct Payload;
+/// Writes a payload into the buffer, in place of the last; its hash.
+struct Payload<'b>(&'b mut Vec<u8>);
 
-impl<'de> DeserializeSeed<'de> for Payload {
-    type Value = Written;
+impl<'de> DeserializeSeed<'de> for Payload<'_> {
+    type Value = u64;
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Written, D::Error> {
-        let (mut text, mut hash, mut repeated) = (Vec::new(), json::seeded(), false);
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<u64, D::Error> {
+        let text = self.0;
+        text.clear();
+        let (mut hash, mut repeated) = (json::seeded(), false);
         let write = Write {
-            out: &mut text,
+            out: text,
             hash: &mut hash,
             repeated: &mut repeated,
         };
         deserializer.deserialize_any(write)?;
-        Ok(if repeated {
-            Written::of(&read_back(&text))
-        } else {
-            Written {
-                text: text.into(),
-                hash: std::hash::Hasher::finish(&hash),
-            }
-        })
+        if !repeated {
+            return Ok(std::hash::Hasher::finish(&hash));
+        }
+        let tree = read_back(text);
+        text.clear();
+        wire::write_value(text, &tree);
+        Ok(json_hash(&tree))
     }
 }
 

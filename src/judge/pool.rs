@@ -33,9 +33,7 @@ impl Payload<'_> {
             Payload::Text(text, tree) => tree.get_or_init(|| read_back(text)),
         }
     }
-}
 
-impl Payload<'_> {
     /// How `expected` compares with this payload ([`json_eq`]). A payload
     /// kept as text that is byte for byte what [`wire::write_value`]
     /// writes of `expected` is the same, without being read back: so an

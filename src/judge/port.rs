@@ -135,17 +135,12 @@ impl<'a> Judge<'a> {
         let Some((kind_, payload, id)) = self.entry_shape(i, &entry) else {
             return;
         };
-        let (found, hash) = match &written {
-            Some(w) => {
-                let payload = Payload::Text(w.text, OnceCell::new());
-                (run.pool.unused(Some(id), kind_, &payload, w.hash), w.hash)
-            }
-            None => {
-                let hash = json_hash(payload);
-                let payload = Payload::Tree(payload);
-                (run.pool.unused(Some(id), kind_, &payload, hash), hash)
-            }
+        let (payload, hash) = match &written {
+            Some(w) => (Payload::Text(w.text, OnceCell::new()), w.hash),
+            None => (Payload::Tree(payload), json_hash(payload)),
         };
+        let found = run.pool.unused(Some(id), kind_, &payload, hash);
+        drop(payload);
         let Some((p, eq)) = found else {
             run.unmatched.extend(Unmatched::of(i, entry, written, hash));
             return;

@@ -92,69 +92,42 @@ pub enum VerdictError {
 /// JSON out, as one line, with the case's zone.
 ///
 /// The outcome is [`model::outcome`]'s, but a large case never becomes a
-/// large tree: artifact payloads and composite `data` stay the raw text they
-/// came in ([`wire::RawCase`]), and each becomes a tree only while its
-/// prose is rendered or it is written out, so memory stays near the input's
-/// size. The bytes are exactly serde_json's of [`model::outcome`]. Nothing is
-/// written unless the case is valid.
+/// large tree: its results are read into one compact tree
+/// ([`wire::compact`]), twelve bytes a value with its strings read in
+/// place, and the outcome is written as it is built, so memory stays near
+/// the input's size. The bytes are exactly serde_json's of
+/// [`model::outcome`]. Nothing is written unless the case is valid.
 pub fn verdict(bytes: &[u8], mut out: impl std::io::Write) -> Result<model::Zone, VerdictError> {
-    use serde_json::{json, Value};
-    let raw = wire::RawCase::from_json(bytes).map_err(VerdictError::Invalid)?;
-    let tree = |placeholder: &Value| {
-        raw.raw(placeholder)
-            .and_then(|text| wire::parse_value(text.get().as_bytes()).ok())
-    };
-    let mut outcome = model::outcome(&raw.case);
-    // Clause 3 again for a call whose `data` was left raw, one tree at a time.
-    for (message, call) in outcome.messages.iter_mut().zip(&raw.case.calls) {
-        if let Some(data) = call.result.get("data").and_then(tree) {
-            let call = wire::Call {
-                tool_call_id: call.tool_call_id.clone(),
-                result: json!({ "data": data }),
-            };
-            *message = model::clause_3_prose(&call);
-        }
-    }
-    // Each raw payload becomes a tree only while it is written and measured.
-    let mut sizes = std::collections::HashMap::new();
-    let mut write = |out: &mut dyn std::io::Write| -> std::io::Result<()> {
-        out.write_all(br#"{"messages":"#)?;
-        serde_json::to_writer(&mut *out, &outcome.messages)?;
-        out.write_all(br#","tool_artifacts":["#)?;
-        for (i, a) in outcome.tool_artifacts.iter().enumerate() {
-            out.write_all(if i == 0 {
-                br#"{"type":"#
-            } else {
-                br#",{"type":"#
-            })?;
-            serde_json::to_writer(&mut *out, &a.kind)?;
-            out.write_all(br#","payload":"#)?;
-            match tree(&a.payload) {
-                Some(payload) => {
-                    sizes.insert(
-                        a.payload[wire::PLACEHOLDER].as_u64(),
-                        model::encoded_len(&payload),
-                    );
-                    serde_json::to_writer(&mut *out, &payload)?;
+    let written = wire::compact::with_case(bytes, |case| {
+        let reference = model::reference(case);
+        let write = |out: &mut dyn std::io::Write| -> std::io::Result<()> {
+            out.write_all(br#"{"messages":"#)?;
+            serde_json::to_writer(&mut *out, &reference.messages)?;
+            out.write_all(br#","tool_artifacts":["#)?;
+            let mut entry = Vec::new();
+            for (i, a) in reference.tool_artifacts.iter().enumerate() {
+                entry.clear();
+                if i > 0 {
+                    entry.push(b',');
                 }
-                None => serde_json::to_writer(&mut *out, &a.payload)?,
+                entry.extend_from_slice(br#"{"type":"#);
+                wire::write_str(&mut entry, a.kind);
+                entry.extend_from_slice(br#","payload":"#);
+                wire::write_value(&mut entry, a.payload);
+                entry.extend_from_slice(br#","tool_call_id":"#);
+                wire::write_str(&mut entry, a.tool_call_id);
+                entry.push(b'}');
+                out.write_all(&entry)?;
             }
-            out.write_all(br#","tool_call_id":"#)?;
-            serde_json::to_writer(&mut *out, &a.tool_call_id)?;
-            out.write_all(b"}")?;
-        }
-        write!(out, r#"],"exposed":{}}}"#, outcome.exposed)?;
-        out.write_all(b"\n")?;
-        out.flush()
-    };
-    write(&mut out).map_err(VerdictError::Write)?;
-    let size = |payload: &Value| match sizes
-        .get(&payload.get(wire::PLACEHOLDER).and_then(Value::as_u64))
-    {
-        Some(&bytes) if raw.raw(payload).is_some() => bytes,
-        _ => model::encoded_len(payload),
-    };
-    Ok(model::zone_sized(&raw.case, &size))
+            write!(out, r#"],"exposed":{}}}"#, reference.exposed)?;
+            out.write_all(b"\n")?;
+            out.flush()
+        };
+        write(&mut out).map(|()| model::zone(case))
+    });
+    written
+        .map_err(VerdictError::Invalid)?
+        .map_err(VerdictError::Write)
 }
 
 /// The rule this crate models.

@@ -23,15 +23,18 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::wire::{kind, write_sorted, Call, Case, Landed, Message, Outcome, Reference};
+use crate::wire::{
+    kind, write_sorted, write_str, Call, Case, Holds, JsonRef, Landed, Message, Node, Outcome,
+    Reference,
+};
 
 /// The reference outcome of a case: the four clauses put together.
-pub fn outcome(case: &Case) -> Outcome {
+pub fn outcome<R: Holds>(case: &Case<R>) -> Outcome {
     reference(case).to_outcome()
 }
 
 /// [`outcome`], its artifacts borrowed from the case.
-pub fn reference(case: &Case) -> Reference<'_> {
+pub fn reference<R: Holds>(case: &Case<R>) -> Reference<'_, R::Ref<'_>> {
     Reference {
         messages: case.calls.iter().map(clause_3_prose).collect(),
         tool_artifacts: clause_4_delivery(&case.calls).collect(),
@@ -50,8 +53,10 @@ pub fn reference(case: &Case) -> Reference<'_> {
 ///
 /// Each entry borrows its parts from the case; [`Landed::to_artifact`]
 /// copies them into the entry the port carries.
-pub fn clause_1_key_by_key(call: &Call) -> impl Iterator<Item = Landed<'_>> + '_ {
-    rt_tool_2_kept(&call.result).map(|(kind, payload)| Landed {
+pub fn clause_1_key_by_key<R: Holds>(
+    call: &Call<R>,
+) -> impl Iterator<Item = Landed<'_, R::Ref<'_>>> + '_ {
+    rt_tool_2_kept(call.result()).map(|(kind, payload)| Landed {
         kind,
         payload,
         tool_call_id: &call.tool_call_id,
@@ -75,27 +80,46 @@ pub fn clause_2_not_exposed_by_default(instance_choice: Option<bool>) -> bool {
 /// that string (the rule's example); null or absent gives the empty string;
 /// anything else gives compact JSON with object keys sorted. A result that
 /// is not an object has no `data`.
-pub fn clause_3_prose(call: &Call) -> Message {
-    let content = call
-        .result
-        .get("data")
-        .map_or_else(String::new, |data| render(&without_reserved_key(data)));
+pub fn clause_3_prose<R: Holds>(call: &Call<R>) -> Message {
+    let content = call.result().get("data").map_or_else(String::new, render);
     Message {
         tool_call_id: call.tool_call_id.clone(),
         content,
     }
 }
 
-/// The reference rendering of a `data` already without its reserved key.
-fn render(data: &Value) -> String {
-    match data {
-        Value::Null => String::new(),
-        Value::String(s) => s.clone(),
-        Value::Object(o) if o.len() == 1 && o.get("result").is_some_and(Value::is_string) => {
-            o["result"].as_str().unwrap_or_default().to_owned()
+/// The reference rendering of a `data`, its reserved key removed.
+fn render<'a, J: JsonRef<'a>>(data: J) -> String {
+    let members: Vec<(&str, J)> = match data.node() {
+        Node::Null => return String::new(),
+        Node::String(s) => return s.to_owned(),
+        Node::Object(members) => prose_members(members).collect(),
+        _ => return sorted_compact_json(data),
+    };
+    if let [("result", result)] = members.as_slice() {
+        if let Some(s) = result.as_str() {
+            return s.to_owned();
         }
-        other => sorted_compact_json(other),
     }
+    let mut out = Vec::new();
+    write_sorted_members(&mut out, members);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// An object's members sorted by key, as [`sorted_compact_json`] writes
+/// an object.
+fn write_sorted_members<'a, J: JsonRef<'a>>(out: &mut Vec<u8>, mut members: Vec<(&str, J)>) {
+    members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    out.push(b'{');
+    for (i, (k, v)) in members.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_str(out, k);
+        out.push(b':');
+        write_sorted(out, v);
+    }
+    out.push(b'}');
 }
 
 /// RT-TOOL-2's reserved key, which a tool node's output may carry and which
@@ -108,19 +132,28 @@ pub use crate::wire::RESERVED_KEY;
 pub fn without_reserved_key(data: &Value) -> Cow<'_, Value> {
     match data {
         Value::Object(o) if o.contains_key(RESERVED_KEY) => Cow::Owned(Value::Object(
-            o.iter()
-                .filter(|(k, _)| *k != RESERVED_KEY)
-                .map(|(k, v)| (k.clone(), v.clone()))
+            prose_members(o.iter().map(|(k, v)| (k.as_str(), v)))
+                .map(|(k, v)| (k.to_owned(), v.clone()))
                 .collect(),
         )),
         other => Cow::Borrowed(other),
     }
 }
 
+/// The members of an object `data` the prose may see: all but
+/// [`RESERVED_KEY`].
+pub fn prose_members<'a, J: JsonRef<'a>>(
+    members: impl Iterator<Item = (&'a str, J)>,
+) -> impl Iterator<Item = (&'a str, J)> {
+    members.filter(|(k, _)| *k != RESERVED_KEY)
+}
+
 /// Clause 4: the run's artifacts, in call order then each result's own order.
 ///
 /// Exposure is not an argument: delivery cannot depend on it.
-pub fn clause_4_delivery(calls: &[Call]) -> impl Iterator<Item = Landed<'_>> + '_ {
+pub fn clause_4_delivery<R: Holds>(
+    calls: &[Call<R>],
+) -> impl Iterator<Item = Landed<'_, R::Ref<'_>>> + '_ {
     calls.iter().flat_map(clause_1_key_by_key)
 }
 
@@ -133,17 +166,17 @@ pub fn clause_4_delivery(calls: &[Call]) -> impl Iterator<Item = Landed<'_>> + '
 /// empty `type`. So of `["link", {"type": "", "payload": {}}, {"type": "note",
 /// "payload": "x"}, {"type": "link", "payload": {"url": "u"}}]` only the last
 /// is kept.
-pub fn rt_tool_2_kept(result: &Value) -> impl Iterator<Item = (&str, &Value)> {
-    let succeeded = result.get("success") == Some(&Value::Bool(true));
-    let entries = match result.get("artifacts") {
-        Some(Value::Array(entries)) if succeeded => entries.as_slice(),
-        _ => &[],
+pub fn rt_tool_2_kept<'a, J: JsonRef<'a>>(result: J) -> impl Iterator<Item = (&'a str, J)> {
+    let succeeded = result.get("success").is_some_and(JsonRef::is_true);
+    let entries = match result.get("artifacts").map(JsonRef::node) {
+        Some(Node::Array(entries)) if succeeded => Some(entries),
+        _ => None,
     };
-    entries.iter().filter_map(well_formed)
+    entries.into_iter().flatten().filter_map(well_formed)
 }
 
 /// RT-TOOL-2's test for one entry: `Some((type, payload))` when it is kept.
-pub fn well_formed(entry: &Value) -> Option<(&str, &Value)> {
+pub fn well_formed<'a, J: JsonRef<'a>>(entry: J) -> Option<(&'a str, J)> {
     let kind = entry.get("type")?.as_str()?;
     let payload = entry.get("payload")?;
     (!kind.is_empty() && payload.is_object()).then_some((kind, payload))
@@ -190,7 +223,12 @@ pub mod floors {
 /// no false alarm. For example, of 51 artifacts of 100 bytes each, a run that
 /// delivers 50 may have dropped the last; one that delivers none may not
 /// have dropped any.
-pub fn may_drop(payload: &Value, size: usize, delivered: usize, delivered_bytes: usize) -> bool {
+pub fn may_drop<'a>(
+    payload: impl JsonRef<'a>,
+    size: usize,
+    delivered: usize,
+    delivered_bytes: usize,
+) -> bool {
     !encodable(payload)
         || size > floors::PAYLOAD_BYTES
         || delivered >= floors::ARTIFACTS
@@ -200,23 +238,21 @@ pub fn may_drop(payload: &Value, size: usize, delivered: usize, delivered_bytes:
 /// Whether every number in a value survives as a finite IEEE double: one
 /// that does not (`1e400`) may not encode at all in the implementation's
 /// language, and RT-TOOL-6 drops such an artifact with a warning.
-pub fn encodable(v: &Value) -> bool {
-    match v {
-        Value::Number(n) => n.as_f64().is_some(),
-        Value::Array(a) => a.iter().all(encodable),
-        Value::Object(o) => o.values().all(encodable),
+pub fn encodable<'a>(v: impl JsonRef<'a>) -> bool {
+    match v.node() {
+        Node::Number(n) => n.parse::<f64>().is_ok_and(f64::is_finite),
+        Node::Array(mut items) => items.all(encodable),
+        Node::Object(mut members) => members.all(|(_, v)| encodable(v)),
         _ => true,
     }
 }
 
 /// Classifies a (valid) case as strict or lenient, saying why.
-pub fn zone(case: &Case) -> Zone {
-    zone_sized(case, &encoded_len)
-}
-
-/// [`zone`], with the encoded size of each payload told by `size`.
-pub fn zone_sized(case: &Case, size: &dyn Fn(&Value) -> usize) -> Zone {
-    zone_of(shape_reasons(case), floor_reasons(case, size))
+pub fn zone<R: Holds>(case: &Case<R>) -> Zone {
+    zone_of(
+        shape_reasons(case),
+        floor_reasons(case, &|p| encoded_len(p)),
+    )
 }
 
 /// The zone of a case whose [`shape_reasons`] and [`floor_reasons`] are
@@ -233,36 +269,36 @@ pub fn zone_of(mut reasons: Vec<String>, floors: Vec<String>) -> Zone {
 /// Why a case's results are not all of RT-TOOL-1's shape (an object with a
 /// boolean `success`, `artifacts` absent, null or an array, and a `data`
 /// without the reserved key), call by call; empty when they all are.
-pub fn shape_reasons(case: &Case) -> Vec<String> {
+pub fn shape_reasons<R: Holds>(case: &Case<R>) -> Vec<String> {
     let mut reasons = Vec::new();
     for call in &case.calls {
         let id = &call.tool_call_id;
-        let Value::Object(result) = &call.result else {
+        let result = call.result();
+        if !result.is_object() {
             reasons.push(format!(
                 "call {id}: result is {}, not an object",
-                kind(&call.result)
+                kind(result)
             ));
             continue;
-        };
-        match result.get("success") {
-            Some(Value::Bool(_)) => {}
+        }
+        match result.get("success").map(|s| (s, s.node())) {
+            Some((_, Node::Bool(_))) => {}
             None => reasons.push(format!("call {id}: result has no `success`")),
-            Some(other) => reasons.push(format!(
+            Some((other, _)) => reasons.push(format!(
                 "call {id}: `success` is {}, not a boolean",
                 kind(other)
             )),
         }
-        match result.get("artifacts") {
-            None | Some(Value::Null | Value::Array(_)) => {}
-            Some(other) => reasons.push(format!(
+        match result.get("artifacts").map(|a| (a, a.node())) {
+            None | Some((_, Node::Null | Node::Array(_))) => {}
+            Some((other, _)) => reasons.push(format!(
                 "call {id}: `artifacts` is {}, not an array",
                 kind(other)
             )),
         }
         if result
             .get("data")
-            .and_then(Value::as_object)
-            .is_some_and(|data| data.contains_key(RESERVED_KEY))
+            .is_some_and(|data| data.is_object() && data.get(RESERVED_KEY).is_some())
         {
             reasons.push(format!(
                 "call {id}: `data` still carries RT-TOOL-2's reserved `artifacts` key, which is lifted off before a result is made (lifting its well-formed entries and dropping them are both accepted)"
@@ -273,11 +309,17 @@ pub fn shape_reasons(case: &Case) -> Vec<String> {
 }
 
 /// Why a case is over RT-TOOL-6's floors; empty when it is within them.
-pub fn floor_reasons(case: &Case, size: &dyn Fn(&Value) -> usize) -> Vec<String> {
+///
+/// Each payload's encoded size is told by `size`: [`encoded_len`], or
+/// nothing for a case known to be far below the floors.
+pub fn floor_reasons<'c, R: Holds>(
+    case: &'c Case<R>,
+    size: &dyn Fn(R::Ref<'c>) -> usize,
+) -> Vec<String> {
     let mut reasons = Vec::new();
     let (mut count, mut run_bytes) = (0, 0);
     for call in &case.calls {
-        for (i, (_, payload)) in rt_tool_2_kept(&call.result).enumerate() {
+        for (i, (_, payload)) in rt_tool_2_kept(call.result()).enumerate() {
             let bytes = size(payload);
             if bytes > floors::PAYLOAD_BYTES {
                 reasons.push(format!(
@@ -314,7 +356,7 @@ pub fn floor_reasons(case: &Case, size: &dyn Fn(&Value) -> usize) -> Vec<String>
 ///
 /// It is never more than [`ENCODED_PER_BYTE`] times the length of the
 /// value's compact JSON.
-pub fn encoded_len(v: &Value) -> usize {
+pub fn encoded_len<'a>(v: impl JsonRef<'a>) -> usize {
     /// What each byte of UTF-8 costs encoded. A character is charged to its
     /// first byte: `é` (two bytes) and `€` (three) are one UTF-16 unit, 6
     /// bytes as `\u00e9`; `😀` (four) is two, 12 bytes as `\ud83d\ude00`.
@@ -367,15 +409,17 @@ pub fn encoded_len(v: &Value) -> usize {
         }
         len + charged(blocks.remainder())
     }
-    match v {
-        Value::Null => 4,
-        Value::Bool(b) => 4 + usize::from(!b),
-        Value::Number(n) => n.as_str().len(),
-        Value::String(s) => string_len(s),
-        Value::Array(a) => 2 + a.len().saturating_sub(1) + a.iter().map(encoded_len).sum::<usize>(),
-        Value::Object(o) => {
-            2 + o.len().saturating_sub(1)
-                + o.iter()
+    match v.node() {
+        Node::Null => 4,
+        Node::Bool(b) => 4 + usize::from(!b),
+        Node::Number(n) => n.len(),
+        Node::String(s) => string_len(s),
+        Node::Array(items) => {
+            2 + items.len().saturating_sub(1) + items.map(encoded_len).sum::<usize>()
+        }
+        Node::Object(members) => {
+            2 + members.len().saturating_sub(1)
+                + members
                     .map(|(k, v)| string_len(k) + 1 + encoded_len(v))
                     .sum::<usize>()
         }
@@ -393,7 +437,7 @@ pub fn encoded_len(v: &Value) -> usize {
 pub const ENCODED_PER_BYTE: usize = 6;
 
 /// Compact JSON with every object's keys sorted, numbers as their own digits.
-pub fn sorted_compact_json(v: &Value) -> String {
+pub fn sorted_compact_json<'a>(v: impl JsonRef<'a>) -> String {
     let mut out = Vec::new();
     write_sorted(&mut out, v);
     // Written from strings, so always UTF-8.

@@ -55,7 +55,7 @@ impl Tally {
 pub fn bearing(case: &Case) -> Vec<Clause> {
     bearing_over(
         case,
-        !model::floor_reasons(case, &model::encoded_len).is_empty(),
+        !model::floor_reasons(case, &|p| model::encoded_len(p)).is_empty(),
     )
 }
 

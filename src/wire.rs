@@ -19,28 +19,32 @@
 //! Each concern has a file of its own: the shapes themselves and the
 //! reserved key (`shapes.rs`); a case read, and its invalid part refused
 //! (`refuse.rs`); one document parsed within the nesting bound, or refused
-//! (`parse.rs`); a case read with its bulk left as raw text, as `verdict`
-//! reads it (`raw.rs`); a reply's lone surrogate escapes read, marked and
+//! (`parse.rs`); a case read with its results in one compact tree, as
+//! `verdict` reads it (`compact.rs`), and a value read through either
+//! (`view.rs`); a reply's lone surrogate escapes read, marked and
 //! shown (`surrogates.rs`); untrusted JSON read into a `Value` with
 //! every object an object, serde_json's private number key included
 //! (`untrusted.rs`); and a case or an outcome written as compact
 //! JSON, byte for byte as serde_json writes it (`write.rs`).
 
+pub mod compact;
 mod parse;
-mod raw;
 mod refuse;
 mod shapes;
 mod surrogates;
 pub(crate) mod untrusted;
+mod view;
 mod write;
 
 pub(crate) use parse::parse_seed;
 pub use parse::{parse, within_depth, Refusal, MAX_DEPTH};
-pub use raw::{RawCase, PLACEHOLDER};
 pub use refuse::kind;
-pub use shapes::{Call, Case, Landed, Message, Outcome, Reference, ToolArtifact, RESERVED_KEY};
+pub use shapes::{
+    Call, Case, Holds, Landed, Message, Outcome, Reference, ToolArtifact, RESERVED_KEY,
+};
 pub(crate) use surrogates::with_lone_surrogates_marked;
 pub use surrogates::{lone_mark, lone_surrogates, parse_reply, shown_lone};
 pub use untrusted::{parse_value, value, Json, SERDE_NUMBER_KEY, SERDE_RAW_KEY};
+pub use view::{JsonRef, Node};
 pub(crate) use write::write_str;
 pub use write::{exposed_json, write_sorted, write_value, CaseSpans};

@@ -95,7 +95,11 @@ impl Sent {
         let small = self.written.is_some_and(|n| {
             n.saturating_mul(model::ENCODED_PER_BYTE) <= model::floors::PAYLOAD_BYTES
         });
-        let size: &dyn Fn(&Value) -> usize = if small { &|_| 0 } else { &model::encoded_len };
+        let size: &dyn Fn(&Value) -> usize = if small {
+            &|_| 0
+        } else {
+            &|p| model::encoded_len(p)
+        };
         let floors = model::floor_reasons(&self.case, size);
         let replies = match replies {
             Read::Replies(replies) => replies,
@@ -473,7 +477,7 @@ mod tests {
             .chain([of("x".repeat(model::floors::PAYLOAD_BYTES))]);
         let (mut over, mut under) = (0, 0);
         for case in crafted.chain(gen::cases(9).take(2000)) {
-            let measured = !model::floor_reasons(&case, &model::encoded_len).is_empty();
+            let measured = !model::floor_reasons(&case, &|p| model::encoded_len(p)).is_empty();
             let mut sent = Sent::new(case, ProseMode::DataOnly);
             sent.written = Some(serde_json::to_vec(&sent.case).unwrap().len());
             let judged = sent

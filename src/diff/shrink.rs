@@ -299,7 +299,7 @@ mod tests {
         let strict = |c: &Case| model::zone(c) == Zone::Strict;
         let over_floors = |c: &Case| {
             model::shape_reasons(c).is_empty()
-                && !model::floor_reasons(c, &model::encoded_len).is_empty()
+                && !model::floor_reasons(c, &|p| model::encoded_len(p)).is_empty()
         };
         for (n, fixed) in crate::replay::pinned().unwrap().iter().enumerate() {
             if strict(&fixed.case) {
@@ -459,7 +459,7 @@ mod tests {
     /// stop-at-oversize`'s: a payload over RT-TOOL-6's floor.
     #[test]
     fn a_heavy_case_shrinks_greedily_alone() {
-        let shows = |c: &Case| !model::floor_reasons(c, &model::encoded_len).is_empty();
+        let shows = |c: &Case| !model::floor_reasons(c, &|p| model::encoded_len(p)).is_empty();
         let size = |c: &Case| {
             let mut bytes = Vec::new();
             c.write_json(&mut bytes);

@@ -295,7 +295,7 @@ pub(super) fn kept(case: &Case) -> impl Iterator<Item = (&wire::Call, &Value)> {
         };
         entries
             .iter()
-            .filter(|e| model::well_formed(e).is_some())
+            .filter(|e| model::well_formed(*e).is_some())
             .map(move |e| (call, e))
     })
 }

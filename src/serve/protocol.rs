@@ -142,7 +142,7 @@ impl Server {
         let reply = match request.case {
             Some(Ok(case))
                 if fault == Some(Fault::ErrorOverFloors)
-                    && !model::floor_reasons(&case, &model::encoded_len).is_empty() =>
+                    && !model::floor_reasons(&case, &|p| model::encoded_len(p)).is_empty() =>
             {
                 json!({"seq": seq, "errored": true, "message": "the run is over its artifact bounds"})
                 .into()

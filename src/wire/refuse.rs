@@ -8,33 +8,52 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::raw::{shallow_result, RawTable};
 use super::shapes::{Call, Case};
 use super::untrusted::Json;
+use super::view::{JsonRef, Node};
 
 impl<'de> Deserialize<'de> for Case {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Case, D::Error> {
-        d.deserialize_map(CaseVisitor { raw: None })
+        d.deserialize_map(CaseVisitor { results: Trees })
     }
 }
 
-pub(super) struct CaseVisitor<'t, 'de> {
-    pub(super) raw: RawTable<'t, 'de>,
+/// How a case's reader reads each call's `result`: the rest of the case
+/// is read, and refused, the same whichever way its results are held.
+pub(super) trait Results<'de> {
+    /// What a result is read into.
+    type Result;
+    /// Reads the value of the `result` field `map` is at.
+    fn read<A: MapAccess<'de>>(&mut self, map: &mut A) -> Result<Self::Result, A::Error>;
 }
 
-impl<'de> Visitor<'de> for CaseVisitor<'_, 'de> {
-    type Value = Case;
+/// Each result read into a `Value` tree of its own.
+struct Trees;
+
+impl<'de> Results<'de> for Trees {
+    type Result = Value;
+
+    fn read<A: MapAccess<'de>>(&mut self, map: &mut A) -> Result<Value, A::Error> {
+        map.next_value::<Json>().map(|json| json.0)
+    }
+}
+
+pub(super) struct CaseVisitor<R> {
+    pub(super) results: R,
+}
+
+impl<'de, R: Results<'de>> Visitor<'de> for CaseVisitor<R> {
+    type Value = Case<R::Result>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a case: an object with `calls` and an optional `exposed`")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Case, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut exposed: Option<Option<bool>> = None;
-        let mut calls: Option<Vec<Call>> = None;
+        let mut calls: Option<Vec<Call<R::Result>>> = None;
         while let Some(key) = map.next_key::<String>()? {
             match key.as_str() {
                 "exposed" if exposed.is_some() => {
@@ -53,7 +72,11 @@ impl<'de> Visitor<'de> for CaseVisitor<'_, 'de> {
                         }
                     })
                 }
-                "calls" => calls = Some(map.next_value_seed(CallsSeed { raw: self.raw })?),
+                "calls" => {
+                    calls = Some(map.next_value_seed(CallsSeed {
+                        results: &mut self.results,
+                    })?)
+                }
                 _ => {
                     return Err(de::Error::custom(format_args!(
                         "unknown top-level field `{key}` (a case has only `exposed` and `calls`)"
@@ -69,30 +92,30 @@ impl<'de> Visitor<'de> for CaseVisitor<'_, 'de> {
     }
 }
 
-struct CallsSeed<'t, 'de> {
-    raw: RawTable<'t, 'de>,
+struct CallsSeed<'r, R> {
+    results: &'r mut R,
 }
 
-impl<'de> DeserializeSeed<'de> for CallsSeed<'_, 'de> {
-    type Value = Vec<Call>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<Call>, D::Error> {
+impl<'de, R: Results<'de>> DeserializeSeed<'de> for CallsSeed<'_, R> {
+    type Value = Vec<Call<R::Result>>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_seq(self)
     }
 }
 
-impl<'de> Visitor<'de> for CallsSeed<'_, 'de> {
-    type Value = Vec<Call>;
+impl<'de, R: Results<'de>> Visitor<'de> for CallsSeed<'_, R> {
+    type Value = Vec<Call<R::Result>>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("`calls` to be an array of calls")
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Call>, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut calls = Vec::new();
         let mut seen: HashMap<String, usize> = HashMap::new();
         while let Some(call) = seq.next_element_seed(CallSeed {
             index: calls.len(),
-            raw: self.raw,
+            results: &mut *self.results,
         })? {
             if let Some(first) = seen.insert(call.tool_call_id.clone(), calls.len()) {
                 return Err(de::Error::custom(format_args!(
@@ -107,20 +130,20 @@ impl<'de> Visitor<'de> for CallsSeed<'_, 'de> {
     }
 }
 
-struct CallSeed<'t, 'de> {
+struct CallSeed<'r, R> {
     index: usize,
-    raw: RawTable<'t, 'de>,
+    results: &'r mut R,
 }
 
-impl<'de> DeserializeSeed<'de> for CallSeed<'_, 'de> {
-    type Value = Call;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Call, D::Error> {
+impl<'de, R: Results<'de>> DeserializeSeed<'de> for CallSeed<'_, R> {
+    type Value = Call<R::Result>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_map(self)
     }
 }
 
-impl<'de> Visitor<'de> for CallSeed<'_, 'de> {
-    type Value = Call;
+impl<'de, R: Results<'de>> Visitor<'de> for CallSeed<'_, R> {
+    type Value = Call<R::Result>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -130,10 +153,10 @@ impl<'de> Visitor<'de> for CallSeed<'_, 'de> {
         )
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Call, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let i = self.index;
         let mut id: Option<String> = None;
-        let mut result: Option<Value> = None;
+        let mut result: Option<R::Result> = None;
         while let Some(key) = map.next_key::<String>()? {
             let duplicate = match key.as_str() {
                 "tool_call_id" => id.is_some(),
@@ -155,15 +178,7 @@ impl<'de> Visitor<'de> for CallSeed<'_, 'de> {
                         )))
                     }
                 },
-                "result" => {
-                    result = Some(match self.raw {
-                        None => map.next_value::<Json>()?.0,
-                        Some(table) => {
-                            let raw: &'de RawValue = map.next_value()?;
-                            shallow_result(raw, table).map_err(de::Error::custom)?
-                        }
-                    })
-                }
+                "result" => result = Some(self.results.read(&mut map)?),
                 _ => return Err(de::Error::custom(format_args!(
                     "calls[{i}] has an unknown field `{key}` (a call has only `tool_call_id` and `result`)"
                 ))),
@@ -187,13 +202,13 @@ impl<'de> Visitor<'de> for CallSeed<'_, 'de> {
 }
 
 /// The JSON type of a value, as a person names it ("a string", "an object").
-pub fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+pub fn kind<'a>(v: impl JsonRef<'a>) -> &'static str {
+    match v.node() {
+        Node::Null => "null",
+        Node::Bool(_) => "a boolean",
+        Node::Number(_) => "a number",
+        Node::String(_) => "a string",
+        Node::Array(_) => "an array",
+        Node::Object(_) => "an object",
     }
 }

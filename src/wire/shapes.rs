@@ -8,7 +8,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::compact;
 use super::parse::{parse, Refusal};
+use super::view::JsonRef;
 
 /// RT-TOOL-2's reserved key of a result's `data`: `artifacts`. A tool
 /// node's output may carry it, and it is always removed from `data` before
@@ -16,26 +18,66 @@ use super::parse::{parse, Refusal};
 pub const RESERVED_KEY: &str = "artifacts";
 
 /// One node invocation: the input of the rule.
+// Its results are `Value`s by default; `compact::with_case` reads a case of
+// any size with its results in one compact tree, and the model reads
+// either (`Holds`). Not in the doc comment, which is the schema's text.
 #[derive(Clone, PartialEq, Serialize, JsonSchema)]
-#[schemars(deny_unknown_fields)]
-pub struct Case {
+#[schemars(deny_unknown_fields, rename = "Case")]
+pub struct Case<R = Value> {
     /// The author's instance choice for the `tool_artifacts` port: `true`
     /// exposes it, `false` hides it, `null` or absent leaves it at the node
     /// type's default.
     #[schemars(default)]
     pub exposed: Option<bool>,
     /// The calls of this invocation, in the order the model issued them.
-    pub calls: Vec<Call>,
+    pub calls: Vec<Call<R>>,
 }
 
 /// One tool call and the untrusted JSON its tool returned.
 #[derive(Clone, PartialEq, Serialize, JsonSchema)]
-#[schemars(deny_unknown_fields)]
-pub struct Call {
+#[schemars(deny_unknown_fields, rename = "Call")]
+pub struct Call<R = Value> {
     /// The call's real id, assigned by the node (never by the tool).
     pub tool_call_id: String,
     /// Whatever the tool returned: any JSON at all.
-    pub result: Value,
+    pub result: R,
+}
+
+impl<R: Holds> Call<R> {
+    /// The call's result, as the model reads it.
+    pub fn result(&self) -> R::Ref<'_> {
+        self.result.json()
+    }
+}
+
+/// A result as a case holds it: a `Value` (a [`Case`] as the generators,
+/// `diff` and `serve` hold it), or a value of one compact tree
+/// ([`compact::with_case`], for a case of any size); the model reads
+/// either through [`JsonRef`].
+pub trait Holds {
+    /// How it is read.
+    type Ref<'a>: JsonRef<'a>
+    where
+        Self: 'a;
+    /// The value, to be read.
+    fn json(&self) -> Self::Ref<'_>;
+}
+
+impl Holds for Value {
+    type Ref<'a> = &'a Value;
+    fn json(&self) -> &Value {
+        self
+    }
+}
+
+impl Holds for compact::Compact<'_> {
+    type Ref<'a>
+        = compact::Compact<'a>
+    where
+        Self: 'a;
+    fn json(&self) -> compact::Compact<'_> {
+        *self
+    }
 }
 
 /// What a node produced for a case.
@@ -52,17 +94,27 @@ pub struct Outcome {
 
 /// An [`Outcome`] whose artifacts borrow from the case ([`Landed`]): what
 /// the judge holds an observed outcome against.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Reference<'a> {
+#[derive(Clone, PartialEq)]
+pub struct Reference<'a, J = &'a Value> {
     /// One message per call, in call order.
     pub messages: Vec<Message>,
     /// Every call's kept artifacts.
-    pub tool_artifacts: Vec<Landed<'a>>,
+    pub tool_artifacts: Vec<Landed<'a, J>>,
     /// Whether the author sees the `tool_artifacts` port.
     pub exposed: bool,
 }
 
-impl Reference<'_> {
+impl<'a, J: JsonRef<'a>> fmt::Debug for Reference<'a, J> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Reference")
+            .field("messages", &self.messages)
+            .field("tool_artifacts", &self.tool_artifacts)
+            .field("exposed", &self.exposed)
+            .finish()
+    }
+}
+
+impl<'a, J: JsonRef<'a>> Reference<'a, J> {
     /// The outcome, its artifacts copied.
     pub fn to_outcome(self) -> Outcome {
         Outcome {
@@ -106,21 +158,21 @@ pub struct ToolArtifact {
 /// them: the judge holds a run's artifacts so, and a payload of many
 /// megabytes is not copied to be compared.
 #[derive(Clone, Copy, PartialEq)]
-pub struct Landed<'a> {
+pub struct Landed<'a, J = &'a Value> {
     /// The artifact's own `type`.
     pub kind: &'a str,
     /// The artifact's own `payload`, unchanged.
-    pub payload: &'a Value,
+    pub payload: J,
     /// The id of the call that produced the artifact.
     pub tool_call_id: &'a str,
 }
 
-impl Landed<'_> {
+impl<'a, J: JsonRef<'a>> Landed<'a, J> {
     /// The entry as the port carries it, its parts copied.
     pub fn to_artifact(self) -> ToolArtifact {
         ToolArtifact {
             kind: self.kind.to_owned(),
-            payload: self.payload.clone(),
+            payload: self.payload.to_value(),
             tool_call_id: self.tool_call_id.to_owned(),
         }
     }
@@ -136,9 +188,12 @@ impl<'a> From<&'a ToolArtifact> for Landed<'a> {
     }
 }
 
-impl fmt::Debug for Landed<'_> {
+impl<'a, J: JsonRef<'a>> fmt::Debug for Landed<'a, J> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}⟨{} {}⟩", self.tool_call_id, self.kind, self.payload)
+        let mut payload = Vec::new();
+        super::write::write_value(&mut payload, self.payload);
+        let payload = String::from_utf8_lossy(&payload);
+        write!(f, "{}⟨{} {payload}⟩", self.tool_call_id, self.kind)
     }
 }
 

@@ -7,6 +7,7 @@ use std::ops::Range;
 use serde_json::Value;
 
 use super::shapes::{Case, Outcome};
+use super::view::{JsonRef, Node};
 
 impl Case {
     /// Appends the case to `out` as compact JSON: the very bytes
@@ -51,7 +52,12 @@ impl Case {
             write_str(out, &call.tool_call_id);
             out.extend_from_slice(b",\"result\":");
             data(match &call.result {
-                Value::Object(o) => write_object(out, o.iter(), false, Some("data")),
+                Value::Object(o) => write_object(
+                    out,
+                    o.iter().map(|(k, v)| (k.as_str(), v)),
+                    false,
+                    Some("data"),
+                ),
                 other => {
                     write_value(out, other);
                     None
@@ -155,36 +161,41 @@ impl Outcome {
 
 /// Appends `v` to `out` as compact JSON, byte for byte as
 /// `serde_json::to_vec` writes it (see [`Case::write_json`]).
-pub fn write_value(out: &mut Vec<u8>, v: &Value) {
+pub fn write_value<'a>(out: &mut Vec<u8>, v: impl JsonRef<'a>) {
     write_any(out, v, false);
 }
 
 /// Appends `v` to `out` as [`write_value`] does, but with every object's
 /// keys sorted (by their bytes): the rendering
 /// [`model::sorted_compact_json`](crate::model::sorted_compact_json) gives.
-pub fn write_sorted(out: &mut Vec<u8>, v: &Value) {
+pub fn write_sorted<'a>(out: &mut Vec<u8>, v: impl JsonRef<'a>) {
     write_any(out, v, true);
 }
 
-fn write_any(out: &mut Vec<u8>, v: &Value, sorted: bool) {
-    match v {
-        Value::Null => out.extend_from_slice(b"null"),
-        Value::Bool(true) => out.extend_from_slice(b"true"),
-        Value::Bool(false) => out.extend_from_slice(b"false"),
-        Value::Number(n) => out.extend_from_slice(n.as_str().as_bytes()),
-        Value::String(s) => write_str(out, s),
-        Value::Array(a) => {
+fn write_any<'a, J: JsonRef<'a>>(out: &mut Vec<u8>, v: J, sorted: bool) {
+    match v.node() {
+        Node::Null => out.extend_from_slice(b"null"),
+        Node::Bool(true) => out.extend_from_slice(b"true"),
+        Node::Bool(false) => out.extend_from_slice(b"false"),
+        Node::Number(n) => out.extend_from_slice(n.as_bytes()),
+        Node::String(s) => write_str(out, s),
+        Node::Array(items) => {
             out.push(b'[');
-            write_each(out, a, |out, x| write_any(out, x, sorted));
+            for (i, x) in items.enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_any(out, x, sorted);
+            }
             out.push(b']');
         }
-        Value::Object(o) if sorted => {
-            let mut entries: Vec<(&String, &Value)> = o.iter().collect();
+        Node::Object(members) if sorted => {
+            let mut entries: Vec<(&str, J)> = members.collect();
             entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
             write_object(out, entries.into_iter(), sorted, None);
         }
-        Value::Object(o) => {
-            write_object(out, o.iter(), sorted, None);
+        Node::Object(members) => {
+            write_object(out, members, sorted, None);
         }
     }
 }
@@ -201,9 +212,9 @@ fn write_each<T>(out: &mut Vec<u8>, items: &[T], mut write: impl FnMut(&mut Vec<
 
 /// Writes an object's entries; where the value of key `noted` is, if it
 /// holds one.
-fn write_object<'v>(
+fn write_object<'v, J: JsonRef<'v>>(
     out: &mut Vec<u8>,
-    entries: impl Iterator<Item = (&'v String, &'v Value)>,
+    entries: impl Iterator<Item = (&'v str, J)>,
     sorted: bool,
     noted: Option<&str>,
 ) -> Option<Range<usize>> {
@@ -217,7 +228,7 @@ fn write_object<'v>(
         out.push(b':');
         let start = out.len();
         write_any(out, x, sorted);
-        if noted == Some(k.as_str()) {
+        if noted == Some(k) {
             span = Some(start..out.len());
         }
     }

@@ -616,7 +616,7 @@ pub(super) const OTHERS: &[Feature] = &[
             s.case.calls.iter().any(|c| {
                 let kept: Vec<&Value> = entries(&c.result).filter_map(well_formed).map(|(_, p)| p).collect();
                 kept.iter()
-                    .position(|p| model::encoded_len(p) > model::floors::PAYLOAD_BYTES)
+                    .position(|p| model::encoded_len(*p) > model::floors::PAYLOAD_BYTES)
                     .is_some_and(|i| i + 1 < kept.len())
             })
         },
@@ -626,7 +626,7 @@ pub(super) const OTHERS: &[Feature] = &[
         exposes: Clause::Bounds,
         mistake: "delivers nothing, or errors, once a run is over RT-TOOL-6's floors (50 artifacts, 512,000 bytes)",
         floor: 2.0,
-        shows: |s| !model::floor_reasons(s.case, &model::encoded_len).is_empty(),
+        shows: |s| !model::floor_reasons(s.case, &|p| model::encoded_len(p)).is_empty(),
     },
 ];
 

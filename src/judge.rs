@@ -35,7 +35,7 @@ use serde_json::Value;
 
 pub use crate::code::{Cite, Clause, Code, Place};
 use crate::model::{self, Zone};
-use crate::wire::{self, kind, Case, Landed, Message, Outcome};
+use crate::wire::{self, kind, Case, Held, Holds, Landed, Message, Outcome};
 
 mod clauses;
 mod findings;
@@ -56,6 +56,7 @@ pub(crate) use leak::strings;
 pub use leak::{leak_candidates, LEAK_MIN_CHARS};
 use observed::Reading;
 pub(crate) use pool::candidate_entries;
+use pool::Expected;
 pub use pool::{lenient_pool, may_deliver};
 pub use work::Work;
 
@@ -153,7 +154,12 @@ impl fmt::Display for NotAnOutcome {
 }
 
 /// Judges an observed outcome against the rule.
-pub fn judge(case: &Case, observed: &Value, options: Options) -> Result<Judgement, NotAnOutcome> {
+pub fn judge<R: Holds>(
+    case: &Case<R>,
+    observed: &Value,
+    options: Options,
+) -> Result<Judgement, NotAnOutcome> {
+    let case = &case.held();
     let reference = model::reference(case);
     let want = Wanted {
         messages: &reference.messages,
@@ -174,14 +180,21 @@ pub fn judge(case: &Case, observed: &Value, options: Options) -> Result<Judgemen
 /// ([`model::outcome`]) already worked out: siblings that differ in the
 /// exposure alone share the zone, and their reference outcomes differ only
 /// in `exposed`.
-pub fn judge_against(
-    case: &Case,
+pub fn judge_against<R: Holds>(
+    case: &Case<R>,
     zone: Zone,
     reference: &Outcome,
     observed: &Value,
     options: Options,
 ) -> Result<Judgement, NotAnOutcome> {
-    let artifacts: Vec<Landed<'_>> = reference.tool_artifacts.iter().map(Landed::from).collect();
+    let case = &case.held();
+    let artifacts: Vec<Expected<'_>> = (reference.tool_artifacts.iter())
+        .map(|a| Landed {
+            kind: &a.kind,
+            payload: Held::Tree(&a.payload),
+            tool_call_id: &a.tool_call_id,
+        })
+        .collect();
     let want = Wanted {
         messages: &reference.messages,
         exposed: reference.exposed,
@@ -199,10 +212,10 @@ struct Wanted<'r> {
 }
 
 fn judge_wanted(
-    case: &Case,
+    case: &Case<Held<'_>>,
     zone: Zone,
     reference: Wanted<'_>,
-    artifacts: &[Landed<'_>],
+    artifacts: &[Expected<'_>],
     observed: &Value,
     options: Options,
 ) -> Result<Judgement, NotAnOutcome> {
@@ -227,7 +240,12 @@ fn judge_wanted(
 /// [`wire::parse_reply`] reads (a lone surrogate
 /// escape read, not refused); `Err` when the text is no JSON object, said
 /// in one line.
-pub fn judge_text(case: &Case, text: Vec<u8>, options: Options) -> Result<Judgement, NotAnOutcome> {
+pub fn judge_text<R: Holds>(
+    case: &Case<R>,
+    text: Vec<u8>,
+    options: Options,
+) -> Result<Judgement, NotAnOutcome> {
+    let case = &case.held();
     // The reference outcome ([`model::reference`]) in two steps: the
     // artifacts, which the port is matched against as it is read (and only
     // where they are what may land: in the lenient zone, 500,000 of them
@@ -236,7 +254,7 @@ pub fn judge_text(case: &Case, text: Vec<u8>, options: Options) -> Result<Judgem
     // otherwise be held three times at once).
     let zone = model::zone(case);
     let judge = Judge::new(case, &zone, options);
-    let artifacts: Vec<Landed<'_>> = if judge.determined() {
+    let artifacts: Vec<Expected<'_>> = if judge.determined() {
         model::clause_4_delivery(&case.calls).collect()
     } else {
         Vec::new()

@@ -24,8 +24,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::wire::{
-    kind, write_sorted, write_str, Call, Case, Holds, JsonRef, Landed, Message, Node, Outcome,
-    Reference,
+    double, kind, write_sorted, write_str, Call, Case, Holds, JsonRef, Landed, Message, Node,
+    Outcome, Reference,
 };
 
 /// The reference outcome of a case: the four clauses put together.
@@ -240,7 +240,7 @@ pub fn may_drop<'a>(
 /// language, and RT-TOOL-6 drops such an artifact with a warning.
 pub fn encodable<'a>(v: impl JsonRef<'a>) -> bool {
     match v.node() {
-        Node::Number(n) => n.parse::<f64>().is_ok_and(f64::is_finite),
+        Node::Number(n) => double(n).is_some(),
         Node::Array(mut items) => items.all(encodable),
         Node::Object(mut members) => members.all(|(_, v)| encodable(v)),
         _ => true,

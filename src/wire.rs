@@ -45,6 +45,6 @@ pub use shapes::{
 pub(crate) use surrogates::with_lone_surrogates_marked;
 pub use surrogates::{lone_mark, lone_surrogates, parse_reply, shown_lone};
 pub use untrusted::{parse_value, value, Json, SERDE_NUMBER_KEY, SERDE_RAW_KEY};
-pub use view::{JsonRef, Node};
+pub use view::{double, Held, HeldItems, HeldMembers, JsonRef, Node};
 pub(crate) use write::write_str;
-pub use write::{exposed_json, write_sorted, write_value, CaseSpans};
+pub use write::{exposed_json, write_sorted, write_value, CaseSpans, Sink};

@@ -48,7 +48,7 @@ pub(super) fn delivery_differs(
         x.iter()
             .find(|e| {
                 !y.iter()
-                    .any(|f| judge::json_eq(e, f) != judge::Eq::Different)
+                    .any(|f| judge::json_eq(*e, f) != judge::Eq::Different)
             })
             .map(|e| {
                 let text = |k: &str| {

@@ -13,12 +13,12 @@ use super::pool::Sources;
 use super::{Options, ProseMode};
 use crate::code::{Code, Place};
 use crate::model::{self, Zone};
-use crate::wire::{self, kind, Call, Case, Message};
+use crate::wire::{self, kind, Call, Case, Held, Message};
 
 /// One outcome being judged: the case, how strictly, and the findings so
 /// far.
 pub(super) struct Judge<'a> {
-    pub(super) case: &'a Case,
+    pub(super) case: &'a Case<Held<'a>>,
     pub(super) strict: bool,
     /// Lenient only because the run is over RT-TOOL-6's floors: what must
     /// still be delivered is known ([`model::may_drop`](crate::model::may_drop)).
@@ -34,7 +34,7 @@ pub(super) struct Judge<'a> {
 
 impl<'a> Judge<'a> {
     /// A judge of one outcome of `case`, with no finding yet.
-    pub(super) fn new(case: &'a Case, zone: &Zone, options: Options) -> Judge<'a> {
+    pub(super) fn new(case: &'a Case<Held<'a>>, zone: &Zone, options: Options) -> Judge<'a> {
         let strict = *zone == Zone::Strict;
         Judge {
             case,
@@ -242,7 +242,7 @@ impl<'a> Judge<'a> {
 }
 
 /// Each call's index by its id (the first call of an id, were one repeated).
-pub(super) fn call_index(calls: &[Call]) -> HashMap<&str, usize> {
+pub(super) fn call_index<R>(calls: &[Call<R>]) -> HashMap<&str, usize> {
     let mut index = HashMap::with_capacity(calls.len());
     for (c, call) in calls.iter().enumerate() {
         index.entry(call.tool_call_id.as_str()).or_insert(c);

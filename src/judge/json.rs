@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::index::Index;
 use super::work::tally;
+use crate::wire::{double, JsonRef, Node};
 
 /// How two JSON values compare.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,8 +25,9 @@ pub enum Eq {
     Different,
 }
 
-/// Compares two JSON values as JSON (see [`enum@Eq`]).
-pub fn json_eq(expected: &Value, observed: &Value) -> Eq {
+/// Compares two JSON values as JSON (see [`enum@Eq`]), each a `&Value` or
+/// any other [`JsonRef`].
+pub fn json_eq<'e, 'o>(expected: impl JsonRef<'e>, observed: impl JsonRef<'o>) -> Eq {
     tally(|w| w.compared += 1);
     fn both(a: Eq, b: Eq) -> Eq {
         match (a, b) {
@@ -34,38 +36,35 @@ pub fn json_eq(expected: &Value, observed: &Value) -> Eq {
             _ => Eq::Same,
         }
     }
-    // What an IEEE double makes of a number: only a finite one survives.
-    let double =
-        |n: &serde_json::Number| n.to_string().parse::<f64>().ok().filter(|f| f.is_finite());
-    match (expected, observed) {
+    match (expected.node(), observed.node()) {
         // The same digits need no working out of their value.
-        (Value::Number(a), Value::Number(b))
-            if a == b || decimal(&a.to_string()) == decimal(&b.to_string()) =>
-        {
-            Eq::Same
-        }
-        (Value::Number(a), Value::Number(b)) if double(a).is_some() && double(a) == double(b) => {
+        (Node::Number(a), Node::Number(b)) if a == b || decimal(a) == decimal(b) => Eq::Same,
+        (Node::Number(a), Node::Number(b)) if double(a).is_some() && double(a) == double(b) => {
             Eq::Lossy
         }
-        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
-            .iter()
+        (Node::Array(a), Node::Array(b)) if a.len() == b.len() => a
             .zip(b)
             .fold(Eq::Same, |acc, (x, y)| both(acc, json_eq(x, y))),
         // The same keys in the same order, as one writer writes both, are
         // paired in place, without looking each up.
-        (Value::Object(a), Value::Object(b)) if a.keys().eq(b.keys()) => a
-            .values()
-            .zip(b.values())
-            .fold(Eq::Same, |acc, (x, y)| both(acc, json_eq(x, y))),
-        (Value::Object(a), Value::Object(b)) if a.len() == b.len() => {
-            a.iter().fold(Eq::Same, |acc, (k, x)| {
-                both(acc, b.get(k).map_or(Eq::Different, |y| json_eq(x, y)))
+        (Node::Object(a), Node::Object(b))
+            if a.clone().map(|(k, _)| k).eq(b.clone().map(|(k, _)| k)) =>
+        {
+            a.zip(b)
+                .fold(Eq::Same, |acc, ((_, x), (_, y))| both(acc, json_eq(x, y)))
+        }
+        (Node::Object(a), Node::Object(b)) if a.len() == b.len() => {
+            a.fold(Eq::Same, |acc, (k, x)| {
+                both(
+                    acc,
+                    observed.get(k).map_or(Eq::Different, |y| json_eq(x, y)),
+                )
             })
         }
         // Scalars of one type; numbers and containers were settled above.
-        (Value::Null, Value::Null) => Eq::Same,
-        (Value::Bool(a), Value::Bool(b)) if a == b => Eq::Same,
-        (Value::String(a), Value::String(b)) if a == b => Eq::Same,
+        (Node::Null, Node::Null) => Eq::Same,
+        (Node::Bool(a), Node::Bool(b)) if a == b => Eq::Same,
+        (Node::String(a), Node::String(b)) if a == b => Eq::Same,
         _ => Eq::Different,
     }
 }
@@ -115,7 +114,10 @@ fn decimal(text: &str) -> (bool, String, i64) {
 /// that differs (numbers elsewhere compared as [`json_eq`] does): the JSON
 /// pointer of the first such place. `None` when nothing was put in place of
 /// such a number, or when anything else differs too.
-pub fn unencodable_replaced(expected: &Value, observed: &Value) -> Option<String> {
+pub fn unencodable_replaced<'e, 'o>(
+    expected: impl JsonRef<'e>,
+    observed: impl JsonRef<'o>,
+) -> Option<String> {
     /// How two values compare, unencodable numbers aside.
     enum Alike {
         Same,
@@ -124,13 +126,13 @@ pub fn unencodable_replaced(expected: &Value, observed: &Value) -> Option<String
         Replaced(String),
         Different,
     }
-    fn walk(expected: &Value, observed: &Value) -> Alike {
+    fn walk<'e, 'o, E: JsonRef<'e>, O: JsonRef<'o>>(expected: E, observed: O) -> Alike {
         tally(|w| w.compared += 1);
         let at =
             |k: &str, rest: String| format!("/{}{rest}", k.replace('~', "~0").replace('/', "~1"));
         // The first replaced place of a run of member comparisons, or
         // `Different` as soon as one differs.
-        let fold = |pairs: &mut dyn Iterator<Item = (String, Option<(&Value, &Value)>)>| {
+        let fold = |pairs: &mut dyn Iterator<Item = (String, Option<(E, O)>)>| {
             let mut first = None;
             for (k, pair) in pairs {
                 match pair.map(|(x, y)| walk(x, y)) {
@@ -143,20 +145,19 @@ pub fn unencodable_replaced(expected: &Value, observed: &Value) -> Option<String
             }
             first.map_or(Alike::Same, Alike::Replaced)
         };
-        match (expected, observed) {
-            (Value::Number(n), _) if n.as_f64().is_none() => match json_eq(expected, observed) {
+        match (expected.node(), observed.node()) {
+            (Node::Number(n), _) if double(n).is_none() => match json_eq(expected, observed) {
                 Eq::Different => Alike::Replaced(String::new()),
                 _ => Alike::Same,
             },
-            (Value::Array(a), Value::Array(b)) if a.len() == b.len() => fold(
+            (Node::Array(a), Node::Array(b)) if a.len() == b.len() => fold(
                 &mut a
-                    .iter()
                     .zip(b)
                     .enumerate()
                     .map(|(i, (x, y))| (i.to_string(), Some((x, y)))),
             ),
-            (Value::Object(a), Value::Object(b)) if a.len() == b.len() => {
-                fold(&mut a.iter().map(|(k, x)| (k.clone(), b.get(k).map(|y| (x, y)))))
+            (Node::Object(a), Node::Object(b)) if a.len() == b.len() => {
+                fold(&mut a.map(|(k, x)| (k.to_owned(), observed.get(k).map(|y| (x, y)))))
             }
             _ => match json_eq(expected, observed) {
                 Eq::Different => Alike::Different,
@@ -172,7 +173,10 @@ pub fn unencodable_replaced(expected: &Value, observed: &Value) -> Option<String
 
 /// The JSON pointer of the first place two values differ (`""` for the
 /// whole value), if they do.
-pub fn first_difference(expected: &Value, observed: &Value) -> Option<String> {
+pub fn first_difference<'e, 'o>(
+    expected: impl JsonRef<'e>,
+    observed: impl JsonRef<'o>,
+) -> Option<String> {
     let at = |k: &str, rest: String| {
         format!(
             "/{}{rest}",
@@ -180,11 +184,13 @@ pub fn first_difference(expected: &Value, observed: &Value) -> Option<String> {
         )
     };
     // One walk down both values: each pair of values is compared once.
-    match (expected, observed) {
-        (Value::Object(a), Value::Object(b)) => {
-            let keys = a.keys().chain(b.keys().filter(|k| !a.contains_key(*k)));
+    match (expected.node(), observed.node()) {
+        (Node::Object(a), Node::Object(b)) => {
+            let keys = a
+                .map(|(k, _)| k)
+                .chain(b.map(|(k, _)| k).filter(|k| expected.get(k).is_none()));
             for k in keys {
-                match (a.get(k), b.get(k)) {
+                match (expected.get(k), observed.get(k)) {
                     (Some(x), Some(y)) => {
                         if let Some(rest) = first_difference(x, y) {
                             return Some(at(k, rest));
@@ -195,8 +201,7 @@ pub fn first_difference(expected: &Value, observed: &Value) -> Option<String> {
             }
             None
         }
-        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
-            .iter()
+        (Node::Array(a), Node::Array(b)) if a.len() == b.len() => a
             .zip(b)
             .enumerate()
             .find_map(|(i, (x, y))| Some(at(&i.to_string(), first_difference(x, y)?))),
@@ -232,7 +237,7 @@ pub fn same_multiset(a: &[Value], b: &[Value]) -> bool {
 /// can be built beforehand to collide, since the seed is never known
 /// outside; SipHash (std's default, with its fixed public keys) cost three
 /// times as much, and payloads are hashed whole.
-pub(super) fn json_hash(v: &Value) -> u64 {
+pub(super) fn json_hash<'a>(v: impl JsonRef<'a>) -> u64 {
     let mut h = seeded();
     feed(v, &mut h);
     h.finish()
@@ -252,26 +257,28 @@ pub(super) fn seeded() -> Seeded {
 /// one per part of a value in the order a reader of its text meets them,
 /// so that a payload hashed as it is read (`written.rs`) hashes as its
 /// tree does.
-pub(super) fn feed(v: &Value, h: &mut Seeded) {
-    match v {
-        Value::Null => feed_null(h),
-        Value::Number(n) => feed_number(n, h),
-        Value::Bool(b) => feed_bool(*b, h),
-        Value::String(s) => feed_str(s, h),
-        Value::Array(a) => {
+pub(super) fn feed<'a>(v: impl JsonRef<'a>, h: &mut Seeded) {
+    match v.node() {
+        Node::Null => feed_null(h),
+        Node::Number(n) => feed_number(n, h),
+        Node::Bool(b) => feed_bool(b, h),
+        Node::String(s) => feed_str(s, h),
+        Node::Array(items) => {
+            let len = items.len();
             feed_array_open(h);
-            a.iter().for_each(|x| feed(x, h));
-            feed_array_close(a.len(), h);
+            items.for_each(|x| feed(x, h));
+            feed_array_close(len, h);
         }
-        Value::Object(o) => {
+        Node::Object(members) => {
             // Each member hashed alone, the hashes summed: key order
             // does not count.
-            let members = o.iter().fold(0u64, |sum, (k, x)| {
+            let len = members.len();
+            let members = members.fold(0u64, |sum, (k, x)| {
                 let mut m = member(k);
                 feed(x, &mut m);
                 sum.wrapping_add(m.finish())
             });
-            feed_object(o.len(), members, h);
+            feed_object(len, members, h);
         }
     }
 }
@@ -281,9 +288,9 @@ pub(super) fn feed_null(h: &mut Seeded) {
     0u8.hash(h);
 }
 
-pub(super) fn feed_number(n: &serde_json::Number, h: &mut Seeded) {
+pub(super) fn feed_number(n: &str, h: &mut Seeded) {
     tally(|w| w.hashed += 1);
-    match n.as_f64() {
+    match double(n) {
         // -0.0 == 0.0: one hash for both.
         Some(f) => (1u8, if f == 0.0 { 0 } else { f.to_bits() }).hash(h),
         None => 6u8.hash(h),

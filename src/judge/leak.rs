@@ -10,14 +10,12 @@ use aho_corasick::automaton::{Automaton, StateID};
 use aho_corasick::nfa::contiguous::NFA;
 use aho_corasick::{Anchored, Span};
 
-use serde_json::Value;
-
 use super::work::tally;
 
 mod trie;
 use super::ProseMode;
 use crate::model;
-use crate::wire::{self, Call, Case};
+use crate::wire::{self, Call, Case, Held, Holds, JsonRef};
 use trie::{Node, Trie};
 
 /// What one outcome's prose may not contain, call by call: string values of
@@ -37,8 +35,9 @@ use trie::{Node, Trie};
 /// one pass of an Aho–Corasick automaton over the first bytes of each
 /// (a longer one is then compared in place); the lists themselves hold
 /// each candidate once for every call it is one for.
-pub fn leak_candidates(case: &Case, mode: ProseMode) -> Vec<Vec<(String, String)>> {
-    let scan = LeakScan::build(case, mode, Some(Vec::new()));
+pub fn leak_candidates<R: Holds>(case: &Case<R>, mode: ProseMode) -> Vec<Vec<(String, String)>> {
+    let case = case.held();
+    let scan = LeakScan::build(&case, mode, Some(Vec::new()));
     let mut allowed = vec![0; scan.strings.len()];
     (0..case.calls.len())
         .map(|i| {
@@ -66,7 +65,7 @@ pub fn leak_candidates(case: &Case, mode: ProseMode) -> Vec<Vec<(String, String)
 /// order met) that its prose holds and what it may draw on does not: two
 /// passes of the automaton, over those two texts.
 pub(super) struct LeakScan<'c> {
-    case: &'c Case,
+    case: &'c Case<Held<'c>>,
     mode: ProseMode,
     /// Each candidate string once, in the order first met, with where.
     pub(super) strings: Vec<(&'c str, usize)>,
@@ -106,16 +105,16 @@ pub(super) struct LeakScan<'c> {
 type Meetings = Vec<(usize, usize, Option<usize>)>;
 
 impl<'c> LeakScan<'c> {
-    pub(super) fn new(case: &'c Case, mode: ProseMode) -> LeakScan<'c> {
+    pub(super) fn new(case: &'c Case<Held<'c>>, mode: ProseMode) -> LeakScan<'c> {
         LeakScan::build(case, mode, None)
     }
 
     /// [`LeakScan::new`], each meeting of a candidate kept in `met` if it
     /// is `Some`.
-    fn build(case: &'c Case, mode: ProseMode, met: Option<Meetings>) -> LeakScan<'c> {
+    fn build(case: &'c Case<Held<'c>>, mode: ProseMode, met: Option<Meetings>) -> LeakScan<'c> {
         let mut ids: HashMap<&str, usize> = HashMap::new();
         let mut scan = LeakScan::empty(case, mode, met);
-        let mut meet = |scan: &mut LeakScan<'c>, v: &'c Value, whose: Whose<'c>, skip| {
+        let mut meet = |scan: &mut LeakScan<'c>, v: Held<'c>, whose: Whose<'c>, skip| {
             // The place is kept once a candidate is met there.
             let place = scan.places.len();
             string_values(v, &mut |s| {
@@ -139,12 +138,12 @@ impl<'c> LeakScan<'c> {
         };
         for (j, other) in case.calls.iter().enumerate() {
             let id = &other.tool_call_id;
-            let Value::Object(result) = &other.result else {
-                meet(&mut scan, &other.result, Whose::Result(id), Some(j));
+            let wire::Node::Object(result) = other.result.node() else {
+                meet(&mut scan, other.result, Whose::Result(id), Some(j));
                 continue;
             };
             for (key, v) in result {
-                let (whose, skip) = match key.as_str() {
+                let (whose, skip) = match key {
                     "success" => continue,
                     "data" => {
                         if let Some(reserved) = v.get(model::RESERVED_KEY) {
@@ -169,7 +168,7 @@ impl<'c> LeakScan<'c> {
     }
 
     /// A scan with no candidate yet.
-    fn empty(case: &'c Case, mode: ProseMode, met: Option<Meetings>) -> LeakScan<'c> {
+    fn empty(case: &'c Case<Held<'c>>, mode: ProseMode, met: Option<Meetings>) -> LeakScan<'c> {
         LeakScan {
             case,
             mode,
@@ -223,7 +222,7 @@ impl<'c> LeakScan<'c> {
     /// one text.
     fn mark_allowed(&self, i: usize, marks: &mut [usize]) {
         let call = &self.case.calls[i];
-        let own_error = call.result.get("success") == Some(&Value::Bool(true))
+        let own_error = call.result.get("success").is_some_and(JsonRef::is_true)
             || !self.mode.failed_error_allowed();
         let mut text = Text::new(self);
         allowed_of(call, own_error, &mut |v| {
@@ -701,12 +700,20 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
 /// Feeds `allow` what a call's prose may draw on: its `data` without the
 /// reserved key, its `success`, a failed call's `error` unless `own_error`
 /// says it is a candidate, and a result that is not an object at all.
-fn allowed_of(call: &Call, own_error: bool, allow: &mut impl FnMut(&Value)) {
-    let Value::Object(result) = &call.result else {
-        return allow(&call.result);
-    };
-    if let Some(data) = result.get("data") {
-        allow(&model::without_reserved_key(data));
+fn allowed_of(call: &Call<Held<'_>>, own_error: bool, allow: &mut impl FnMut(Held<'_>)) {
+    let result = call.result;
+    if !result.is_object() {
+        return allow(result);
+    }
+    match result.get("data") {
+        // The reserved key is lenient ground: its `data` is copied without
+        // it, once.
+        Some(data) if data.is_object() && data.get(model::RESERVED_KEY).is_some() => {
+            let data = data.to_value();
+            allow(Held::Tree(&model::without_reserved_key(&data)));
+        }
+        Some(data) => allow(data),
+        None => {}
     }
     if let Some(success) = result.get("success") {
         allow(success);
@@ -720,21 +727,21 @@ fn allowed_of(call: &Call, own_error: bool, allow: &mut impl FnMut(&Value)) {
 pub const LEAK_MIN_CHARS: usize = 8;
 
 /// Every string value (not key) in a value.
-fn string_values<'v>(v: &'v Value, f: &mut impl FnMut(&'v str)) {
-    match v {
-        Value::String(s) => f(s),
-        Value::Array(a) => a.iter().for_each(|x| string_values(x, f)),
-        Value::Object(o) => o.values().for_each(|x| string_values(x, f)),
+fn string_values<'v>(v: impl JsonRef<'v>, f: &mut impl FnMut(&'v str)) {
+    match v.node() {
+        wire::Node::String(s) => f(s),
+        wire::Node::Array(items) => items.for_each(|x| string_values(x, f)),
+        wire::Node::Object(members) => members.for_each(|(_, x)| string_values(x, f)),
         _ => {}
     }
 }
 
 /// Every string in a value, keys included.
-pub(crate) fn strings(v: &Value, f: &mut impl FnMut(&str)) {
-    match v {
-        Value::String(s) => f(s),
-        Value::Array(a) => a.iter().for_each(|x| strings(x, f)),
-        Value::Object(o) => o.iter().for_each(|(k, x)| {
+pub(crate) fn strings<'v>(v: impl JsonRef<'v>, f: &mut impl FnMut(&'v str)) {
+    match v.node() {
+        wire::Node::String(s) => f(s),
+        wire::Node::Array(items) => items.for_each(|x| strings(x, f)),
+        wire::Node::Object(members) => members.for_each(|(k, x)| {
             f(k);
             strings(x, f)
         }),

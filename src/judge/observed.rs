@@ -16,11 +16,12 @@ use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visi
 use serde_json::Value;
 
 use super::clauses::Judge;
+use super::pool::Expected;
 use super::port::PortRun;
 use super::written::{Buffer, Entry, Written};
 use super::{NotAnOutcome, Wanted};
 use crate::code::{Code, Place};
-use crate::wire::{self, kind, untrusted, Landed};
+use crate::wire::{self, kind, untrusted};
 
 /// What one message says: its `tool_call_id` and its `content`, each
 /// only if it is a string.
@@ -66,7 +67,7 @@ pub(super) enum Part<T> {
 /// An outcome being read, and the judge it is read for.
 pub(super) struct Reading<'a, 'p, 'v> {
     judge: Judge<'a>,
-    may_land: &'p [Landed<'p>],
+    may_land: &'p [Expected<'p>],
     /// The keys the contract does not define, each once, in the order met.
     unknown: Vec<Cow<'v, str>>,
     seen: HashSet<String>,
@@ -76,7 +77,7 @@ pub(super) struct Reading<'a, 'p, 'v> {
 }
 
 impl<'a, 'p, 'v> Reading<'a, 'p, 'v> {
-    pub(super) fn new(judge: Judge<'a>, may_land: &'p [Landed<'p>]) -> Self {
+    pub(super) fn new(judge: Judge<'a>, may_land: &'p [Expected<'p>]) -> Self {
         Reading {
             judge,
             may_land,

@@ -13,7 +13,10 @@ use super::json::{json_eq, json_hash, unencodable_replaced, Eq};
 use super::work::tally;
 use crate::code::Place;
 use crate::model;
-use crate::wire::{self, kind, Case, Landed, ToolArtifact};
+use crate::wire::{self, kind, Case, Held, Holds, JsonRef, Landed, Node, ToolArtifact};
+
+/// An artifact the case says may land, borrowed from the case.
+pub(super) type Expected<'a> = Landed<'a, Held<'a>>;
 
 /// An observed payload being matched: a tree, or the compact JSON of one
 /// that was let go ([`wire::write_value`]), read back only when a
@@ -39,15 +42,17 @@ impl Payload<'_> {
     /// writes of `expected` is the same, without being read back: so an
     /// entry read from the outcome's text and landed as it should is
     /// never made a tree.
-    pub(super) fn compared_to(&self, expected: &Value) -> Eq {
+    pub(super) fn compared_to(&self, expected: Held<'_>) -> Eq {
         if let Payload::Text(text, _) = self {
             tally(|w| w.compared += 1);
-            // serde_json writes `expected` as `write_value` does, into a
-            // sink that compares as it goes and stops at the first byte
-            // that differs: no copy of a payload is made to compare it.
-            let mut rest = Rest(text);
-            let written = serde_json::to_writer(&mut rest, expected);
-            if written.is_ok_and(|()| rest.0.is_empty()) {
+            // `expected` written into a sink that compares as it goes:
+            // no copy of a payload is made to compare it.
+            let mut rest = Rest {
+                text,
+                differs: false,
+            };
+            wire::write_value(&mut rest, expected);
+            if !rest.differs && rest.text.is_empty() {
                 return Eq::Same;
             }
         }
@@ -55,23 +60,29 @@ impl Payload<'_> {
     }
 }
 
-/// What is left of a text being compared with what is written: a write
-/// that differs from its next bytes fails.
-struct Rest<'t>(&'t [u8]);
+/// What is left of a text being compared with what is written, and
+/// whether a write has differed from it: after one has, the rest are not
+/// looked at.
+struct Rest<'t> {
+    text: &'t [u8],
+    differs: bool,
+}
 
-impl std::io::Write for Rest<'_> {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        match self.0.strip_prefix(bytes) {
-            Some(rest) => {
-                self.0 = rest;
-                Ok(bytes.len())
-            }
-            None => Err(std::io::ErrorKind::InvalidData.into()),
+impl wire::Sink for Rest<'_> {
+    fn push(&mut self, byte: u8) {
+        self.extend_from_slice(&[byte]);
+    }
+
+    fn extend_from_slice(&mut self, bytes: &[u8]) {
+        match self.text.strip_prefix(bytes) {
+            Some(rest) if !self.differs => self.text = rest,
+            _ => self.differs = true,
         }
     }
 
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
+    /// Not counted: nothing written here asks where a part is.
+    fn written(&self) -> usize {
+        0
     }
 }
 
@@ -101,7 +112,7 @@ pub(super) enum Source<'v> {
     Kept {
         call: usize,
         index: usize,
-        entry: &'v Value,
+        entry: Held<'v>,
     },
     /// An entry a call returned but RT-TOOL-2 drops: which, and why.
     Dropped { entry: String, why: String },
@@ -114,7 +125,7 @@ pub(super) enum Source<'v> {
 /// the call id and `type` exactly (each numbered), the payload by
 /// [`json_hash`], so `1` finds `1.0`, then checked with [`json_eq`].
 pub(super) struct Pool<'p> {
-    pub(super) artifacts: &'p [Landed<'p>],
+    pub(super) artifacts: &'p [Expected<'p>],
     /// Which artifacts an observed entry has matched.
     pub(super) used: Vec<bool>,
     /// Each artifact's index among its call's.
@@ -138,7 +149,7 @@ pub(super) struct Pool<'p> {
 }
 
 impl<'p> Pool<'p> {
-    pub(super) fn new(artifacts: &'p [Landed<'p>]) -> Pool<'p> {
+    pub(super) fn new(artifacts: &'p [Expected<'p>]) -> Pool<'p> {
         let hashes: Vec<u64> = artifacts.iter().map(|a| json_hash(a.payload)).collect();
         let (mut ids, mut kinds) = (HashMap::new(), HashMap::new());
         let number = |map: &mut HashMap<&'p str, u32>, s: &'p str| {
@@ -293,7 +304,7 @@ pub(super) struct SourceEntry<'a> {
     call: usize,
     place: Holder,
     at: usize,
-    pub(super) entry: &'a Value,
+    pub(super) entry: Held<'a>,
     /// Its index among the call's kept entries, if it is one.
     kept: Option<usize>,
 }
@@ -309,16 +320,16 @@ pub(super) struct Sources<'a> {
 }
 
 impl<'a> Sources<'a> {
-    pub(super) fn new(case: &'a Case) -> Sources<'a> {
+    pub(super) fn new(case: &'a Case<Held<'a>>) -> Sources<'a> {
         let mut sources = Sources {
             entries: Vec::new(),
             of_call: HashMap::new(),
             dropped: HashMap::new(),
         };
         for (call, c) in case.calls.iter().enumerate() {
-            let succeeded = may_deliver(&c.result);
+            let succeeded = may_deliver(c.result);
             let mut kept = 0;
-            for (place, at, entry) in candidate_entries(&c.result) {
+            for (place, at, entry) in candidate_entries(c.result) {
                 let (Some(t), Some(p)) = (entry.get("type"), entry.get("payload")) else {
                     continue;
                 };
@@ -343,7 +354,7 @@ impl<'a> Sources<'a> {
     }
 
     /// Entry `s` as what explains an observed artifact.
-    pub(super) fn source(&self, case: &Case, s: usize) -> Source<'a> {
+    pub(super) fn source(&self, case: &Case<Held<'_>>, s: usize) -> Source<'a> {
         let SourceEntry {
             call,
             place,
@@ -363,7 +374,7 @@ impl<'a> Sources<'a> {
         };
         let why = match model::well_formed(entry) {
             Some(_) => match case.calls[call].result.get("success") {
-                Some(Value::Bool(false)) => {
+                Some(s) if matches!(s.node(), Node::Bool(false)) => {
                     "the call failed, and a call that failed carries no artifacts".to_string()
                 }
                 other => format!(
@@ -371,11 +382,15 @@ impl<'a> Sources<'a> {
                     other.map_or("absent", kind)
                 ),
             },
-            None => match (entry["type"].as_str(), &entry["payload"]) {
-                (Some(""), _) => "its type is empty (RT-TOOL-6 refuses it)".to_string(),
-                (Some(_), p) => format!("its payload is {}, not an object", kind(p)),
-                (None, _) => format!("its type is {}, not a string", kind(&entry["type"])),
-            },
+            // A source entry has a `type` and a `payload` ([`Sources::new`]).
+            None => {
+                let (t, p) = (entry.get("type"), entry.get("payload"));
+                match t.and_then(JsonRef::as_str) {
+                    Some("") => "its type is empty (RT-TOOL-6 refuses it)".to_string(),
+                    Some(_) => format!("its payload is {}, not an object", p.map_or("null", kind)),
+                    None => format!("its type is {}, not a string", t.map_or("null", kind)),
+                }
+            }
         };
         Source::Dropped { entry: name, why }
     }
@@ -385,8 +400,8 @@ impl<'a> Sources<'a> {
 /// the lenient zone, absent. RT-TOOL-2: "a call that failed or was declined
 /// carries no artifacts"; a `success` of `"false"` (a string, which a loosely
 /// typed runtime reads as truthy), `1` or `null` is no success.
-pub fn may_deliver(result: &Value) -> bool {
-    matches!(result.get("success"), Some(Value::Bool(true)) | None)
+pub fn may_deliver<'a>(result: impl JsonRef<'a>) -> bool {
+    result.get("success").is_none_or(JsonRef::is_true)
 }
 
 /// Where a result holds artifact entries.
@@ -403,13 +418,14 @@ pub(crate) enum Holder {
 /// (lenient zone), the object itself, read as a single entry, and its
 /// values, read as a map of entries; and likewise under RT-TOOL-2's reserved
 /// key in an object `data` (lenient zone), which a runtime may lift.
-pub(crate) fn candidate_entries(result: &Value) -> Vec<(Holder, usize, &Value)> {
-    fn of<'v>(place: Holder, v: Option<&'v Value>, out: &mut Vec<(Holder, usize, &'v Value)>) {
-        match v {
-            Some(Value::Array(a)) => out.extend(a.iter().enumerate().map(|(i, e)| (place, i, e))),
-            Some(v @ Value::Object(o)) => out.extend(
+pub(crate) fn candidate_entries<'a, J: JsonRef<'a>>(result: J) -> Vec<(Holder, usize, J)> {
+    fn of<'a, J: JsonRef<'a>>(place: Holder, v: Option<J>, out: &mut Vec<(Holder, usize, J)>) {
+        let Some(v) = v else { return };
+        match v.node() {
+            Node::Array(a) => out.extend(a.enumerate().map(|(i, e)| (place, i, e))),
+            Node::Object(o) => out.extend(
                 std::iter::once(v)
-                    .chain(o.values())
+                    .chain(o.map(|(_, e)| e))
                     .enumerate()
                     .map(|(i, e)| (place, i, e)),
             ),
@@ -430,7 +446,7 @@ pub(crate) fn candidate_entries(result: &Value) -> Vec<(Holder, usize, &Value)> 
 /// well-formed entries of its `artifacts` (an array, or an object read as one
 /// entry and as a map of entries) and of the reserved key in its `data`,
 /// unless the call did not succeed ([`may_deliver`]).
-pub fn lenient_pool(case: &Case) -> Vec<ToolArtifact> {
+pub fn lenient_pool<R: Holds>(case: &Case<R>) -> Vec<ToolArtifact> {
     lenient_landed(case)
         .into_iter()
         .map(Landed::to_artifact)
@@ -438,14 +454,14 @@ pub fn lenient_pool(case: &Case) -> Vec<ToolArtifact> {
 }
 
 /// [`lenient_pool`], borrowed from the case.
-pub(super) fn lenient_landed(case: &Case) -> Vec<Landed<'_>> {
+pub(super) fn lenient_landed<R: Holds>(case: &Case<R>) -> Vec<Landed<'_, R::Ref<'_>>> {
     let mut pool = Vec::new();
     for call in &case.calls {
-        if !may_deliver(&call.result) {
+        if !may_deliver(call.result()) {
             continue;
         }
         pool.extend(
-            candidate_entries(&call.result)
+            candidate_entries(call.result())
                 .into_iter()
                 .filter_map(|(_, _, e)| model::well_formed(e))
                 .map(|(kind, payload)| Landed {

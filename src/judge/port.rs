@@ -10,11 +10,12 @@ use serde_json::Value;
 use super::clauses::Judge;
 use super::findings::quoted;
 use super::json::{first_difference, json_eq, json_hash, Eq};
+use super::pool::Expected;
 use super::pool::{lenient_landed, read_back, Payload, Pool, Source, Sources};
 use super::written::Written;
 use crate::code::{self, Code, Place};
 use crate::model;
-use crate::wire::{self, kind, Landed};
+use crate::wire::{self, kind, JsonRef};
 
 /// The `tool_artifacts` port of one outcome being judged, its entries
 /// matched one by one as they are read: the pool, the artifacts matched
@@ -92,7 +93,7 @@ impl<'a> Judge<'a> {
     /// What may land on the port: in the strict zone (and over the floors
     /// alone) exactly the reference, in the lenient zone any of what each
     /// call could be said to have produced.
-    pub(super) fn may_land<'r>(&self, reference: &'r [Landed<'r>]) -> Cow<'r, [Landed<'r>]>
+    pub(super) fn may_land<'r>(&self, reference: &'r [Expected<'r>]) -> Cow<'r, [Expected<'r>]>
     where
         'a: 'r,
     {
@@ -110,7 +111,7 @@ impl<'a> Judge<'a> {
     }
 
     /// The port's entries, about to be read.
-    pub(super) fn port_run<'p, 'v>(&self, may_land: &'p [Landed<'p>]) -> PortRun<'p, 'v> {
+    pub(super) fn port_run<'p, 'v>(&self, may_land: &'p [Expected<'p>]) -> PortRun<'p, 'v> {
         PortRun {
             pool: Pool::new(may_land),
             order: Vec::new(),
@@ -305,7 +306,7 @@ impl<'a> Judge<'a> {
 
     /// A warning for each call whose artifacts arrived in another order
     /// than it returned them (the order across calls is free).
-    fn order_within_calls(&mut self, pool: &[Landed<'_>], order: &[usize]) {
+    fn order_within_calls(&mut self, pool: &[Expected<'_>], order: &[usize]) {
         let mut arrived: HashMap<&str, Vec<usize>> = HashMap::new();
         for &p in order {
             arrived.entry(pool[p].tool_call_id).or_default().push(p);
@@ -402,7 +403,7 @@ impl<'a> Judge<'a> {
                 if let Some((p, _)) = pool.unused(Some(real), kind_, payload, hash) {
                     pool.used[p] = true;
                 }
-                let claim = entry.get("tool_call_id").and_then(Value::as_str);
+                let claim = entry.get("tool_call_id").and_then(JsonRef::as_str);
                 let how = if claim == Some(id) {
                     ", the id the artifact itself claims"
                 } else {
@@ -452,8 +453,8 @@ impl<'a> Judge<'a> {
         pool.used[p] = true;
         let want = &pool.artifacts[p];
         // What stands there, cut at 100 characters: it may be anything.
-        let shown = |v: &Value| {
-            let text = v.pointer(&at).map_or_else(String::new, Value::to_string);
+        let shown = |text: Option<String>| {
+            let text = text.unwrap_or_default();
             match text.char_indices().nth(100) {
                 Some((cut, _)) => format!("{}…", &text[..cut]),
                 None => text,
@@ -463,9 +464,9 @@ impl<'a> Judge<'a> {
             "tool_artifacts[{i}] (call {id}, type {}) is {} of call {id} with {} at {}, a number no IEEE double can hold, delivered as {}: RT-TOOL-6 drops an artifact whose payload does not encode, with a warning, and does not alter it (a payload passes through unchanged, RT-TOOL-3 ¶1)",
             want.kind,
             pool.kept_name(p),
-            shown(want.payload),
+            shown(want.payload.pointer(&at).map(|v| v.to_string())),
             if at.is_empty() { "its root" } else { &at },
-            shown(payload.tree()),
+            shown(payload.tree().pointer(&at).map(Value::to_string)),
         );
         let place = pool.place(p, Place::entry(i, &format!("/payload{at}")), &self.call_of);
         self.violation(Code::UnencodableAltered, place, msg);

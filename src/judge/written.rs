@@ -171,7 +171,7 @@ struct Write<'b> {
 impl Write<'_> {
     fn number<E: Error>(self, n: &Number) -> Result<(), E> {
         self.out.extend_from_slice(n.as_str().as_bytes());
-        json::feed_number(n, self.hash);
+        json::feed_number(n.as_str(), self.hash);
         Ok(())
     }
 

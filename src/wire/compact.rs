@@ -176,6 +176,7 @@ impl<'a> JsonRef<'a> for Compact<'a> {
 }
 
 /// An array's items in a [`Tree`].
+#[derive(Clone)]
 pub struct Items<'a> {
     tree: &'a Tree<'a>,
     next: u32,
@@ -201,6 +202,7 @@ impl<'a> Iterator for Items<'a> {
 impl ExactSizeIterator for Items<'_> {}
 
 /// An object's members in a [`Tree`].
+#[derive(Clone)]
 pub struct Members<'a> {
     tree: &'a Tree<'a>,
     next: u32,

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::compact;
 use super::parse::{parse, Refusal};
-use super::view::JsonRef;
+use super::view::{Held, JsonRef};
 
 /// RT-TOOL-2's reserved key of a result's `data`: `artifacts`. A tool
 /// node's output may carry it, and it is always removed from `data` before
@@ -43,6 +43,24 @@ pub struct Call<R = Value> {
     pub result: R,
 }
 
+impl<R: Holds> Case<R> {
+    /// The case as the judge reads it: each result a [`Held`] borrowed
+    /// from this case, each id copied.
+    pub fn held(&self) -> Case<Held<'_>> {
+        Case {
+            exposed: self.exposed,
+            calls: self
+                .calls
+                .iter()
+                .map(|call| Call {
+                    tool_call_id: call.tool_call_id.clone(),
+                    result: call.result.held(),
+                })
+                .collect(),
+        }
+    }
+}
+
 impl<R: Holds> Call<R> {
     /// The call's result, as the model reads it.
     pub fn result(&self) -> R::Ref<'_> {
@@ -61,12 +79,30 @@ pub trait Holds {
         Self: 'a;
     /// The value, to be read.
     fn json(&self) -> Self::Ref<'_>;
+    /// The value, as the judge reads it.
+    fn held(&self) -> Held<'_>;
 }
 
 impl Holds for Value {
     type Ref<'a> = &'a Value;
     fn json(&self) -> &Value {
         self
+    }
+    fn held(&self) -> Held<'_> {
+        Held::Tree(self)
+    }
+}
+
+impl Holds for Held<'_> {
+    type Ref<'a>
+        = Held<'a>
+    where
+        Self: 'a;
+    fn json(&self) -> Held<'_> {
+        *self
+    }
+    fn held(&self) -> Held<'_> {
+        *self
     }
 }
 
@@ -77,6 +113,9 @@ impl Holds for compact::Compact<'_> {
         Self: 'a;
     fn json(&self) -> compact::Compact<'_> {
         *self
+    }
+    fn held(&self) -> Held<'_> {
+        Held::Compact(*self)
     }
 }
 

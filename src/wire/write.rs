@@ -159,20 +159,51 @@ impl Outcome {
     }
 }
 
+/// Where JSON is written: a `Vec<u8>`, or a sink that compares what is
+/// written with a text as it goes (the judge's way to find a payload
+/// written byte for byte as the artifact it matches, with no copy of it).
+pub trait Sink {
+    /// Appends one byte.
+    fn push(&mut self, byte: u8);
+    /// Appends bytes.
+    fn extend_from_slice(&mut self, bytes: &[u8]);
+    /// Makes room for at least `additional` more bytes.
+    fn reserve(&mut self, additional: usize) {
+        let _ = additional;
+    }
+    /// How many bytes it holds.
+    fn written(&self) -> usize;
+}
+
+impl Sink for Vec<u8> {
+    fn push(&mut self, byte: u8) {
+        Vec::push(self, byte);
+    }
+    fn extend_from_slice(&mut self, bytes: &[u8]) {
+        Vec::extend_from_slice(self, bytes);
+    }
+    fn reserve(&mut self, additional: usize) {
+        Vec::reserve(self, additional);
+    }
+    fn written(&self) -> usize {
+        self.len()
+    }
+}
+
 /// Appends `v` to `out` as compact JSON, byte for byte as
 /// `serde_json::to_vec` writes it (see [`Case::write_json`]).
-pub fn write_value<'a>(out: &mut Vec<u8>, v: impl JsonRef<'a>) {
+pub fn write_value<'a>(out: &mut impl Sink, v: impl JsonRef<'a>) {
     write_any(out, v, false);
 }
 
 /// Appends `v` to `out` as [`write_value`] does, but with every object's
 /// keys sorted (by their bytes): the rendering
 /// [`model::sorted_compact_json`](crate::model::sorted_compact_json) gives.
-pub fn write_sorted<'a>(out: &mut Vec<u8>, v: impl JsonRef<'a>) {
+pub fn write_sorted<'a>(out: &mut impl Sink, v: impl JsonRef<'a>) {
     write_any(out, v, true);
 }
 
-fn write_any<'a, J: JsonRef<'a>>(out: &mut Vec<u8>, v: J, sorted: bool) {
+fn write_any<'a, J: JsonRef<'a>>(out: &mut impl Sink, v: J, sorted: bool) {
     match v.node() {
         Node::Null => out.extend_from_slice(b"null"),
         Node::Bool(true) => out.extend_from_slice(b"true"),
@@ -213,7 +244,7 @@ fn write_each<T>(out: &mut Vec<u8>, items: &[T], mut write: impl FnMut(&mut Vec<
 /// Writes an object's entries; where the value of key `noted` is, if it
 /// holds one.
 fn write_object<'v, J: JsonRef<'v>>(
-    out: &mut Vec<u8>,
+    out: &mut impl Sink,
     entries: impl Iterator<Item = (&'v str, J)>,
     sorted: bool,
     noted: Option<&str>,
@@ -226,10 +257,10 @@ fn write_object<'v, J: JsonRef<'v>>(
         }
         write_str(out, k);
         out.push(b':');
-        let start = out.len();
+        let start = out.written();
         write_any(out, x, sorted);
         if noted == Some(k) {
-            span = Some(start..out.len());
+            span = Some(start..out.written());
         }
     }
     out.push(b'}');
@@ -239,7 +270,7 @@ fn write_object<'v, J: JsonRef<'v>>(
 /// Appends `s` as a JSON string, escaped as serde_json escapes it: `"` and
 /// `\` with a backslash, `\b \f \n \r \t` as such, any other control
 /// character as `\u00xx`, everything else as it is.
-pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
+pub(crate) fn write_str(out: &mut impl Sink, s: &str) {
     let bytes = s.as_bytes();
     out.reserve(bytes.len());
     out.push(b'"');

@@ -85,6 +85,8 @@ fn compact_reading(input: &str) -> Result<(bool, Case), Refusal> {
             wire::write_value(&mut text, c.result());
             let result = wire::parse_value(&text).expect("JSON");
             assert_eq!(result.to_string().as_bytes(), text, "each key once");
+            // Debug shows the compact JSON, as a `Value`'s Display does.
+            assert_eq!(format!("{:?}", c.result()).as_bytes(), text);
             Call {
                 tool_call_id: c.tool_call_id.clone(),
                 result,

@@ -23,7 +23,7 @@ use super::parse::{check_depth, parse, refusal, Refusal};
 use super::refuse::{CaseVisitor, Results};
 use super::shapes::{Call, Case};
 use super::untrusted::SERDE_NUMBER_KEY;
-use super::view::{JsonRef, Node};
+use super::view::{Held, JsonRef, Node};
 
 /// One value of a [`Tree`]: its kind, and where its text or its items are.
 #[derive(Clone, Copy)]
@@ -81,11 +81,9 @@ impl Tree<'_> {
 
 /// Reads a case from its JSON text as [`Case::from_json`] does (the same
 /// refusals, word for word), its results into one compact [`Tree`], and
-/// hands `with` the case, its results borrowed from the tree.
-pub fn with_case<T>(
-    bytes: &[u8],
-    with: impl FnOnce(&Case<Compact<'_>>) -> T,
-) -> Result<T, Refusal> {
+/// hands `with` the case, its results borrowed from the tree (as the
+/// judge reads them, so it judges this case without a copy of it).
+pub fn with_case<T>(bytes: &[u8], with: impl FnOnce(&Case<Held<'_>>) -> T) -> Result<T, Refusal> {
     check_depth(bytes)?;
     // A valid case is UTF-8 throughout: serde_json takes no other bytes in
     // a string, and none but ASCII outside one.
@@ -120,7 +118,7 @@ pub fn with_case<T>(
             .into_iter()
             .map(|call| Call {
                 tool_call_id: call.tool_call_id,
-                result: tree.at(call.result),
+                result: Held::Compact(tree.at(call.result)),
             })
             .collect(),
     };

@@ -2,6 +2,7 @@
 //! [`Outcome`] with its [`Message`]s and [`ToolArtifact`]s, shown by
 //! `Debug` in the domain's notation; and RT-TOOL-2's reserved key.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use schemars::JsonSchema;
@@ -44,20 +45,9 @@ pub struct Call<R = Value> {
 }
 
 impl<R: Holds> Case<R> {
-    /// The case as the judge reads it: each result a [`Held`] borrowed
-    /// from this case, each id copied.
-    pub fn held(&self) -> Case<Held<'_>> {
-        Case {
-            exposed: self.exposed,
-            calls: self
-                .calls
-                .iter()
-                .map(|call| Call {
-                    tool_call_id: call.tool_call_id.clone(),
-                    result: call.result.held(),
-                })
-                .collect(),
-        }
+    /// The case as the judge reads it ([`Holds::case_held`]).
+    pub fn held(&self) -> Cow<'_, Case<Held<'_>>> {
+        R::case_held(self)
     }
 }
 
@@ -81,6 +71,23 @@ pub trait Holds {
     fn json(&self) -> Self::Ref<'_>;
     /// The value, as the judge reads it.
     fn held(&self) -> Held<'_>;
+    /// A case of such results as the judge reads it: each result a
+    /// [`Held`] borrowed from the case, each id copied; the case itself
+    /// when its results are [`Held`] already.
+    fn case_held(case: &Case<Self>) -> Cow<'_, Case<Held<'_>>>
+    where
+        Self: Sized,
+    {
+        Cow::Owned(Case {
+            exposed: case.exposed,
+            calls: (case.calls.iter())
+                .map(|call| Call {
+                    tool_call_id: call.tool_call_id.clone(),
+                    result: call.result.held(),
+                })
+                .collect(),
+        })
+    }
 }
 
 impl Holds for Value {
@@ -103,6 +110,9 @@ impl Holds for Held<'_> {
     }
     fn held(&self) -> Held<'_> {
         *self
+    }
+    fn case_held(case: &Case<Self>) -> Cow<'_, Case<Held<'_>>> {
+        Cow::Borrowed(case)
     }
 }
 

@@ -15,6 +15,8 @@
 
 use std::fmt;
 use std::hash::BuildHasher;
+use std::iter::StepBy;
+use std::ops::Range;
 
 use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visitor};
 use serde_json::Number;
@@ -156,17 +158,19 @@ impl<'a> JsonRef<'a> for Compact<'a> {
     fn node(self) -> Node<'a, Self> {
         let tree = self.tree;
         let slot = tree.slot(self.at);
-        let (next, end) = (slot.start, slot.start.saturating_add(slot.len));
+        let first = slot.start;
         match slot.tag & KIND {
             FALSE => Node::Bool(false),
             TRUE => Node::Bool(true),
             NUMBER => Node::Number(tree.str(slot)),
             STRING => Node::String(tree.str(slot)),
-            ARRAY => Node::Array(Items { tree, next, end }),
+            ARRAY => Node::Array(Items {
+                tree,
+                slots: first..first.saturating_add(slot.len),
+            }),
             OBJECT => Node::Object(Members {
                 tree,
-                next,
-                end: next.saturating_add(slot.len.saturating_mul(2)),
+                keys: (first..first.saturating_add(slot.len.saturating_mul(2))).step_by(2),
             }),
             _ => Node::Null,
         }
@@ -177,50 +181,41 @@ impl<'a> JsonRef<'a> for Compact<'a> {
 #[derive(Clone)]
 pub struct Items<'a> {
     tree: &'a Tree<'a>,
-    next: u32,
-    end: u32,
+    slots: Range<u32>,
 }
 
 impl<'a> Iterator for Items<'a> {
     type Item = Compact<'a>;
 
     fn next(&mut self) -> Option<Compact<'a>> {
-        (self.next < self.end).then(|| {
-            self.next += 1;
-            self.tree.at(self.next - 1)
-        })
+        self.slots.next().map(|at| self.tree.at(at))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = (self.end - self.next) as usize;
-        (n, Some(n))
+        self.slots.size_hint()
     }
 }
 
 impl ExactSizeIterator for Items<'_> {}
 
-/// An object's members in a [`Tree`].
+/// An object's members in a [`Tree`]: their slots are key, value, key,
+/// value, from the object's first.
 #[derive(Clone)]
 pub struct Members<'a> {
     tree: &'a Tree<'a>,
-    next: u32,
-    end: u32,
+    keys: StepBy<Range<u32>>,
 }
 
 impl<'a> Iterator for Members<'a> {
     type Item = (&'a str, Compact<'a>);
 
     fn next(&mut self) -> Option<(&'a str, Compact<'a>)> {
-        (self.next < self.end).then(|| {
-            let key = self.next;
-            self.next += 2;
-            (self.tree.str(self.tree.slot(key)), self.tree.at(key + 1))
-        })
+        let key = self.keys.next()?;
+        Some((self.tree.str(self.tree.slot(key)), self.tree.at(key + 1)))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = ((self.end - self.next) / 2) as usize;
-        (n, Some(n))
+        self.keys.size_hint()
     }
 }
 

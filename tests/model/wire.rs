@@ -100,12 +100,17 @@ fn compact_reading(input: &str) -> Result<(bool, Case), Refusal> {
     })
 }
 
-/// Whether every string and key of `v` lies within `text`.
+/// Whether every string and key of `v` lies within `text`; and each
+/// array and object says how many items it has.
 fn in_place<'a>(v: impl JsonRef<'a>, text: &Range<*const u8>) -> bool {
     match v.node() {
         Node::String(s) => text.contains(&s.as_ptr()),
-        Node::Array(mut items) => items.all(|v| in_place(v, text)),
+        Node::Array(mut items) => {
+            assert_eq!(items.len(), items.clone().count(), "an array's length");
+            items.all(|v| in_place(v, text))
+        }
         Node::Object(mut members) => {
+            assert_eq!(members.len(), members.clone().count(), "an object's length");
             members.all(|(k, v)| text.contains(&k.as_ptr()) && in_place(v, text))
         }
         _ => true,

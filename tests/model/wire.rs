@@ -14,8 +14,8 @@
 use std::ops::Range;
 
 use rt_tool_3::wire::{
-    self, compact, kind, Call, Case, JsonRef, Landed, Node, Refusal, ToolArtifact, MAX_DEPTH,
-    RESERVED_KEY,
+    self, compact, kind, Call, Case, Held, Holds, JsonRef, Landed, Node, Refusal, ToolArtifact,
+    MAX_DEPTH, RESERVED_KEY,
 };
 use serde_json::{json, Value};
 
@@ -63,6 +63,9 @@ fn check(input: &str, expected: Expect) {
             // The compact reading is the tree, key order and digits too,
             // and without escapes it copies no string.
             assert_eq!(compact, case, "{input}");
+            for call in &case.calls {
+                found_alike(call.result.held(), &call.result);
+            }
             assert_eq!(format!("{compact:?}"), format!("{case:?}"), "{input}");
             assert!(in_place || input.contains('\\'), "{input}: a string copied");
             // Written back (as `diff` writes its requests), it is the very
@@ -87,6 +90,7 @@ fn compact_reading(input: &str) -> Result<(bool, Case), Refusal> {
             assert_eq!(result.to_string().as_bytes(), text, "each key once");
             // Debug shows the compact JSON, as a `Value`'s Display does.
             assert_eq!(format!("{:?}", c.result()).as_bytes(), text);
+            found_alike(c.result(), &result);
             Call {
                 tool_call_id: c.tool_call_id.clone(),
                 result,
@@ -98,6 +102,37 @@ fn compact_reading(input: &str) -> Result<(bool, Case), Refusal> {
         };
         (in_place, case)
     })
+}
+
+/// Every value in `v` found by its JSON pointer where `Value::pointer`
+/// finds it in `tree`, the same value, and a pointer that finds nothing
+/// there finding nothing in `v` either; each array and object of `v` says
+/// how many items it has.
+fn found_alike(v: Held<'_>, tree: &Value) {
+    fn walk(v: Held<'_>, root: &Value, at: &str) {
+        let here = root.pointer(at).expect("a place in the tree");
+        let found = v.pointer(at).map(|x| (x.to_value(), x));
+        assert_eq!(found.as_ref().map(|x| &x.0), Some(here), "{at} in {root}");
+        let found = found.map(|x| x.1).expect("found");
+        match found.node() {
+            Node::Array(items) => assert_eq!(items.len(), items.count(), "{at}"),
+            Node::Object(members) => assert_eq!(members.len(), members.count(), "{at}"),
+            _ => {}
+        }
+        match here {
+            Value::Array(a) => (0..a.len()).for_each(|i| walk(v, root, &format!("{at}/{i}"))),
+            Value::Object(o) => o.keys().for_each(|k| {
+                let k = k.replace('~', "~0").replace('/', "~1");
+                walk(v, root, &format!("{at}/{k}"));
+            }),
+            _ => {}
+        }
+    }
+    walk(v, tree, "");
+    for nowhere in ["x", "/", "/01", "/+1", "/-1", "/0/x/y", "/~", "/10"] {
+        let found = v.pointer(nowhere).map(JsonRef::to_value);
+        assert_eq!(found.as_ref(), tree.pointer(nowhere), "{nowhere} in {tree}");
+    }
 }
 
 /// Whether every string and key of `v` lies within `text`; and each
@@ -339,6 +374,7 @@ fn results_read_compact_as_serde_json_reads_them() {
                 {"payload": {"s": "\ud83d\ude00 \"q\" \\ \/"}, "payload": {"last": true}}]}"#),
         one(r#"{"artifacts": "[{\"type\": \"t\", \"payload\": {}}]"}"#),
         one(r#"{"\u0061": "\u0062", "a": "c"}"#),
+        data(r#"{"a/b": {"c~d": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, {"~1": null}]}, "": {"": 1}}"#),
         r#"{"exposed": true, "calls": [
                 {"tool_call_id": "c1", "result": {"artifacts": [{"type": "a", "payload": {"i": 0}}], "data": {"i": 1}}},
                 {"tool_call_id": "c2", "result": {"data": [2], "artifacts": [{"type": "b", "payload": {"i": 3}}]}}]}"#

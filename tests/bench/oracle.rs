@@ -340,7 +340,7 @@ fn small() {
         || {
             timed(|| {
                 for t in &texts {
-                    let v: Value = serde_json::from_slice(t).expect("parses");
+                    let v = parse_deep(t);
                     assert!(!serde_json::to_vec(&v).expect("prints").is_empty());
                 }
             })
@@ -352,6 +352,16 @@ fn small() {
         texts.len()
     );
     ratio("small cases vs serde_json round trip", ours, base, None);
+}
+
+/// serde_json's parse of a document as deep as the oracle reads
+/// (`wire::MAX_DEPTH`), past serde_json's default limit of 128: the
+/// generators draw such nesting.
+fn parse_deep(bytes: &[u8]) -> Value {
+    use serde::Deserialize;
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    de.disable_recursion_limit();
+    Value::deserialize(&mut de).expect("parses")
 }
 
 /// The Python interpreter the benches run, by its own path: what `python3`
@@ -809,15 +819,7 @@ fn hostile(dir: &Path, wanted: &dyn Fn(&str) -> bool) {
             },
             || {
                 timed(|| {
-                    // As deep as the oracle reads (wire::MAX_DEPTH), past
-                    // serde_json's default 128.
-                    let parse = |bytes: &[u8]| -> Value {
-                        use serde::Deserialize;
-                        let mut de = serde_json::Deserializer::from_slice(bytes);
-                        de.disable_recursion_limit();
-                        Value::deserialize(&mut de).expect("parses")
-                    };
-                    let (case, outcome) = (parse(&case), parse(&outcome));
+                    let (case, outcome) = (parse_deep(&case), parse_deep(&outcome));
                     assert!(case.is_object() && outcome.is_object());
                 })
             },

@@ -370,6 +370,10 @@ const STREAMS: &[(&str, &str)] = &[
         "0.8.0",
         "4478a78083831d88a00cd6c52e5c3c645f7ba0bf385cbc4c8c36a961d56bdf73",
     ),
+    (
+        "0.9.0",
+        "4478a78083831d88a00cd6c52e5c3c645f7ba0bf385cbc4c8c36a961d56bdf73",
+    ),
 ];
 
 #[test]

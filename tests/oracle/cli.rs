@@ -1282,7 +1282,7 @@ fn markup_in_a_case_and_a_name_stays_text_in_every_report() {
         .map(text_of);
     assert_eq!(
         h1,
-        Some(format!("RT-TOOL-3 standing: {plain} 0.8.0 (rust)"))
+        Some(format!("RT-TOOL-3 standing: {plain} 0.9.0 (rust)"))
     );
     let pre: Vec<String> = doc
         .descendants()
@@ -1316,7 +1316,7 @@ fn markup_in_a_case_and_a_name_stays_text_in_every_report() {
     let suites = doc.root_element().attribute("name").map(str::to_owned);
     assert_eq!(
         suites,
-        Some(format!("RT-TOOL-3 conformance: {plain} 0.8.0 (rust)"))
+        Some(format!("RT-TOOL-3 conformance: {plain} 0.9.0 (rust)"))
     );
 
     let md = read("md");

@@ -13,8 +13,8 @@ use serde_json::Value;
 
 /// `verdict` refuses exactly the bytes `Case::from_json` refuses, and
 /// otherwise writes exactly serde_json's bytes of `model::outcome` of that
-/// case (and a newline), with its zone: the raw path, which keeps payloads
-/// and composite `data` as slices of the input, agrees with the tree.
+/// case (and a newline), with its zone: the compact tree it reads a case
+/// into (`wire::compact`) agrees with the `Value` tree.
 pub fn verdict(bytes: &[u8]) {
     let mut out = Vec::new();
     let raw = rt_tool_3::verdict(bytes, &mut out);
@@ -54,9 +54,11 @@ pub fn options(byte: u8) -> Options {
 
 /// `check` on any case and outcome: the input is a byte of options, the
 /// case, a NUL, and the observed outcome. It never panics, and judges the
-/// same way twice; the outcome judged as its text is read
-/// (`judge::judge_text`, what the `check` command runs) gets the findings
-/// it gets parsed first, or the same refusal; and whatever the observed
+/// same way twice; the outcome judged as its text is read against the case
+/// read compact (`judge::judge_text` inside `wire::compact::with_case`,
+/// what the `check` command runs) gets the findings it gets parsed first
+/// against the case as a `Value` tree, or the same refusal; a case refused
+/// is refused by both readings in the same words; and whatever the observed
 /// outcome, the reference outcome of a valid case conforms (no false alarm
 /// against the model).
 pub fn check(bytes: &[u8]) {
@@ -65,10 +67,15 @@ pub fn check(bytes: &[u8]) {
     };
     let options = options(byte);
     let mut parts = rest.splitn(2, |b| *b == 0);
-    let case = parts.next().unwrap_or_default();
+    let text = parts.next().unwrap_or_default();
     let observed = parts.next().unwrap_or_default();
-    let Ok(case) = Case::from_json(case) else {
-        return;
+    let case = match Case::from_json(text) {
+        Ok(case) => case,
+        Err(refused) => {
+            let compact = wire::compact::with_case(text, |_| ());
+            assert_eq!(compact, Err(refused), "the compact reading's refusal");
+            return;
+        }
     };
     let reference = serde_json::to_value(model::outcome(&case)).expect("an outcome encodes");
     let judged = judge::judge(&case, &reference, options).expect("the reference is an outcome");
@@ -77,7 +84,10 @@ pub fn check(bytes: &[u8]) {
         "the reference outcome violates: {:?}",
         judged.violations
     );
-    let read = judge::judge_text(&case, observed.to_vec(), options).map_err(|e| e.0);
+    let read = wire::compact::with_case(text, |compact| {
+        judge::judge_text(compact, observed.to_vec(), options).map_err(|e| e.0)
+    })
+    .expect("the compact reading reads what Case::from_json reads");
     let Ok(observed) = wire::parse_reply::<Value>(observed).map_err(|refused| {
         assert_eq!(read, Err(refused.0), "the text read, not the parsed");
     }) else {

@@ -24,8 +24,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::wire::{
-    double, kind, write_sorted, write_str, Call, Case, Holds, JsonRef, Landed, Message, Node,
-    Outcome, Reference,
+    double, kind, write_sorted, write_sorted_object, Call, Case, Holds, JsonRef, Landed, Message,
+    Node, Outcome, Reference,
 };
 
 /// The reference outcome of a case: the four clauses put together.
@@ -90,36 +90,21 @@ pub fn clause_3_prose<R: Holds>(call: &Call<R>) -> Message {
 
 /// The reference rendering of a `data`, its reserved key removed.
 fn render<'a, J: JsonRef<'a>>(data: J) -> String {
-    let members: Vec<(&str, J)> = match data.node() {
+    let members = match data.node() {
         Node::Null => return String::new(),
         Node::String(s) => return s.to_owned(),
-        Node::Object(members) => prose_members(members).collect(),
+        Node::Object(members) => prose_members(members),
         _ => return sorted_compact_json(data),
     };
-    if let [("result", result)] = members.as_slice() {
+    let mut kept = members.clone();
+    if let (Some(("result", result)), None) = (kept.next(), kept.next()) {
         if let Some(s) = result.as_str() {
             return s.to_owned();
         }
     }
     let mut out = Vec::new();
-    write_sorted_members(&mut out, members);
+    write_sorted_object(&mut out, members);
     String::from_utf8_lossy(&out).into_owned()
-}
-
-/// An object's members sorted by key, as [`sorted_compact_json`] writes
-/// an object.
-fn write_sorted_members<'a, J: JsonRef<'a>>(out: &mut Vec<u8>, mut members: Vec<(&str, J)>) {
-    members.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    out.push(b'{');
-    for (i, (k, v)) in members.into_iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write_str(out, k);
-        out.push(b':');
-        write_sorted(out, v);
-    }
-    out.push(b'}');
 }
 
 /// RT-TOOL-2's reserved key, which a tool node's output may carry and which
@@ -143,8 +128,8 @@ pub fn without_reserved_key(data: &Value) -> Cow<'_, Value> {
 /// The members of an object `data` the prose may see: all but
 /// [`RESERVED_KEY`].
 pub fn prose_members<'a, J: JsonRef<'a>>(
-    members: impl Iterator<Item = (&'a str, J)>,
-) -> impl Iterator<Item = (&'a str, J)> {
+    members: impl Iterator<Item = (&'a str, J)> + Clone,
+) -> impl Iterator<Item = (&'a str, J)> + Clone {
     members.filter(|(k, _)| *k != RESERVED_KEY)
 }
 

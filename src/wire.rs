@@ -47,4 +47,4 @@ pub use surrogates::{lone_mark, lone_surrogates, parse_reply, shown_lone};
 pub use untrusted::{parse_value, value, Json, SERDE_NUMBER_KEY, SERDE_RAW_KEY};
 pub use view::{double, Held, HeldItems, HeldMembers, JsonRef, Node};
 pub(crate) use write::write_str;
-pub use write::{exposed_json, write_sorted, write_value, CaseSpans, Sink};
+pub use write::{exposed_json, write_sorted, write_sorted_object, write_value, CaseSpans, Sink};

@@ -220,15 +220,22 @@ fn write_any<'a, J: JsonRef<'a>>(out: &mut impl Sink, v: J, sorted: bool) {
             }
             out.push(b']');
         }
-        Node::Object(members) if sorted => {
-            let mut entries: Vec<(&str, J)> = members.collect();
-            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-            write_object(out, entries.into_iter(), sorted, None);
-        }
+        Node::Object(members) if sorted => write_sorted_object(out, members),
         Node::Object(members) => {
             write_object(out, members, sorted, None);
         }
     }
+}
+
+/// Appends an object of `members` as [`write_sorted`] writes an object:
+/// its keys sorted (by their bytes), each value written so too.
+pub fn write_sorted_object<'a, J: JsonRef<'a>>(
+    out: &mut impl Sink,
+    members: impl Iterator<Item = (&'a str, J)>,
+) {
+    let mut members: Vec<(&str, J)> = members.collect();
+    members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    write_object(out, members.into_iter(), true, None);
 }
 
 /// Writes each of `items` with `write`, a comma between two.

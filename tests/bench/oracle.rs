@@ -808,13 +808,15 @@ fn hostile(dir: &Path, wanted: &dyn Fn(&str) -> bool) {
         let (ours, parse) = interleaved(
             runs,
             || {
-                // As `check` judges: the outcome read as it is judged (its
-                // copy made before the clock starts).
+                // As `check` judges: the case read compact, the outcome
+                // read as it is judged (its copy made before the clock
+                // starts).
                 let text = outcome.clone();
                 timed(|| {
-                    let case = Case::from_json(&case).expect("valid");
-                    let judgement = judge::judge_text(&case, text, Options::default());
-                    assert!(judgement.is_ok());
+                    let judged = rt_tool_3::wire::compact::with_case(&case, |case| {
+                        judge::judge_text(case, text, Options::default())
+                    });
+                    assert!(judged.expect("valid").is_ok());
                 })
             },
             || {

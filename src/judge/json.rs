@@ -3,6 +3,8 @@
 
 use std::hash::{BuildHasher, Hash, Hasher};
 
+use foldhash::HashSet;
+
 use serde_json::Value;
 
 use super::index::Index;
@@ -185,21 +187,29 @@ pub fn first_difference<'e, 'o>(
     };
     // One walk down both values: each pair of values is compared once.
     match (expected.node(), observed.node()) {
+        // Each expected member looked up in the observed object, which the
+        // judge holds as a `Value` (found in constant time), never the other
+        // way round: a member of a case's compact tree is found by a walk,
+        // so looking up each observed key there would be quadratic.
         (Node::Object(a), Node::Object(b)) => {
-            let keys = a
-                .map(|(k, _)| k)
-                .chain(b.map(|(k, _)| k).filter(|k| expected.get(k).is_none()));
-            for k in keys {
-                match (expected.get(k), observed.get(k)) {
-                    (Some(x), Some(y)) => {
-                        if let Some(rest) = first_difference(x, y) {
-                            return Some(at(k, rest));
-                        }
-                    }
-                    _ => return Some(at(k, String::new())),
+            let len = a.len();
+            for (k, x) in a.clone() {
+                let rest = match observed.get(k) {
+                    Some(y) => first_difference(x, y),
+                    None => Some(String::new()),
+                };
+                if let Some(rest) = rest {
+                    return Some(at(k, rest));
                 }
             }
-            None
+            // Every expected key is observed: any other observed key is one
+            // too many.
+            if b.len() == len {
+                return None;
+            }
+            let expected: HashSet<&str> = a.map(|(k, _)| k).collect();
+            let extra = b.map(|(k, _)| k).find(|k| !expected.contains(k))?;
+            Some(at(extra, String::new()))
         }
         (Node::Array(a), Node::Array(b)) if a.len() == b.len() => a
             .zip(b)

@@ -1044,6 +1044,13 @@ fn first_difference_points_at_it() {
         (r#"{"a/b": 1}"#, r#"{"a/b": 2}"#, Some("/a~1b")),
         (r#"{"a": 1}"#, r#"{"a": 1, "z": 2}"#, Some("/z")),
         (r#"{"a": 1, "z": 2}"#, r#"{"a": 1}"#, Some("/z")),
+        (r#"{"a": 1, "b": 2}"#, r#"{"a": 1, "c": 2}"#, Some("/b")),
+        (r#"{"a": 1}"#, r#"{"z": 2, "a": 1, "y": 3}"#, Some("/z")),
+        (
+            r#"{"b": 1, "a": [{}]}"#,
+            r#"{"a": [{"x": 0}], "b": 1}"#,
+            Some("/a/0/x"),
+        ),
         ("[1]", r#""x""#, Some("")),
     ];
     for (expected, observed, at) in rows {
@@ -1055,6 +1062,17 @@ fn first_difference_points_at_it() {
             first_difference(&e, &o).as_deref(),
             at,
             "{expected} vs {observed}"
+        );
+        // The expected side as a case's compact tree holds it, as `check`
+        // reads a case.
+        let case = format!(r#"{{"calls": [{{"tool_call_id": "c", "result": {expected}}}]}}"#);
+        let compact = rt_tool_3::wire::compact::with_case(case.as_bytes(), |case| {
+            first_difference(case.calls[0].result, &o)
+        });
+        assert_eq!(
+            compact.expect("a case").as_deref(),
+            at,
+            "{expected} read compact"
         );
     }
 }

@@ -526,6 +526,20 @@ fn the_reserved_key_in_data_may_be_lifted_or_dropped_never_read() {
             &[C3],
             &["found only in the reserved `artifacts` key of call c1's data"],
         ),
+        // What beside it in `data` the prose may draw on, though another
+        // call's artifact holds it first.
+        (
+            json!({"calls": [
+                {"tool_call_id": "c0", "result": {"success": true, "data": "z",
+                    "artifacts": [{"type": "note", "payload": {"text": "the shared note text"}}]}},
+                {"tool_call_id": "c1", "result": {"success": true,
+                    "data": {"result": "x", "note": "the shared note text", "artifacts": []}}}]}),
+            json!({"messages": msgs(&[("c0", "z"), ("c1", "x, the shared note text")]),
+                "exposed": false,
+                "tool_artifacts": [{"type": "note", "payload": {"text": "the shared note text"}, "tool_call_id": "c0"}]}),
+            &[],
+            &[],
+        ),
     ];
     for (case, observed, clauses, says) in rows {
         check(&case, observed, DEFAULT, clauses, says);

@@ -108,8 +108,8 @@ fn render<'a, J: JsonRef<'a>>(data: J) -> String {
 }
 
 /// RT-TOOL-2's reserved key, which a tool node's output may carry and which
-/// is always removed from the result's `data` (defined with the wire shapes,
-/// whose raw reading of a case needs it too).
+/// is always removed from the result's `data` (defined with the wire
+/// shapes, the contract's names).
 pub use crate::wire::RESERVED_KEY;
 
 /// `data` as the prose may see it: an object without RT-TOOL-2's reserved

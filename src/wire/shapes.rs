@@ -1,6 +1,8 @@
 //! The JSON shapes of the wire contract: a [`Case`] and its [`Call`]s, an
 //! [`Outcome`] with its [`Message`]s and [`ToolArtifact`]s, shown by
-//! `Debug` in the domain's notation; and RT-TOOL-2's reserved key.
+//! `Debug` in the domain's notation; how a case holds its results
+//! ([`Holds`]: a `Value` each, or a value of one compact tree); and
+//! RT-TOOL-2's reserved key.
 
 use std::borrow::Cow;
 use std::fmt;

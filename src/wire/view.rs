@@ -3,9 +3,10 @@
 //!
 //! The model reads a result through [`JsonRef`] so that one function
 //! serves both: the generators, `diff` and `serve` hold small cases as
-//! `Value`s, and `verdict` holds a case of any size as a compact tree of a
-//! dozen bytes a value, where a `Value` takes 72 and an object's entry
-//! 104. Each reading gives the same answer for the same JSON text: key
+//! `Value`s, and `verdict` and `check` hold a case of any size as a
+//! compact tree of a dozen bytes a value, where a `Value` takes 72 and an
+//! object's entry 104. The judge reads one concrete type over both,
+//! [`Held`], so that its indexes of a case are written once. Each reading gives the same answer for the same JSON text: key
 //! order and every digit kept, a repeated key's last value where its first
 //! stood.
 

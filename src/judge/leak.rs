@@ -706,9 +706,10 @@ fn allowed_of(call: &Call<Held<'_>>, own_error: bool, allow: &mut impl FnMut(Hel
         return allow(result);
     }
     match result.get("data") {
-        // The reserved key is lenient ground: its `data` is copied without
+        // The reserved key (of an object `data`: `get` finds no key in
+        // anything else) is lenient ground: its `data` is copied without
         // it, once.
-        Some(data) if data.is_object() && data.get(model::RESERVED_KEY).is_some() => {
+        Some(data) if data.get(model::RESERVED_KEY).is_some() => {
             let data = data.to_value();
             allow(Held::Tree(&model::without_reserved_key(&data)));
         }

@@ -47,12 +47,9 @@ impl Payload<'_> {
             tally(|w| w.compared += 1);
             // `expected` written into a sink that compares as it goes:
             // no copy of a payload is made to compare it.
-            let mut rest = Rest {
-                text,
-                differs: false,
-            };
+            let mut rest = Rest(Some(text));
             wire::write_value(&mut rest, expected);
-            if !rest.differs && rest.text.is_empty() {
+            if rest.0.is_some_and(<[u8]>::is_empty) {
                 return Eq::Same;
             }
         }
@@ -60,13 +57,9 @@ impl Payload<'_> {
     }
 }
 
-/// What is left of a text being compared with what is written, and
-/// whether a write has differed from it: after one has, the rest are not
-/// looked at.
-struct Rest<'t> {
-    text: &'t [u8],
-    differs: bool,
-}
+/// What is left of a text being compared with what is written; `None`
+/// once a write has differed from it, after which nothing is looked at.
+struct Rest<'t>(Option<&'t [u8]>);
 
 impl wire::Sink for Rest<'_> {
     fn push(&mut self, byte: u8) {
@@ -74,10 +67,7 @@ impl wire::Sink for Rest<'_> {
     }
 
     fn extend_from_slice(&mut self, bytes: &[u8]) {
-        match self.text.strip_prefix(bytes) {
-            Some(rest) if !self.differs => self.text = rest,
-            _ => self.differs = true,
-        }
+        self.0 = self.0.and_then(|text| text.strip_prefix(bytes));
     }
 
     /// Not counted: nothing written here asks where a part is.

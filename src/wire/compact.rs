@@ -24,7 +24,6 @@ use serde_json::Number;
 use super::parse::{check_depth, parse, refusal, Refusal};
 use super::refuse::{CaseVisitor, Results};
 use super::shapes::{Call, Case};
-use super::untrusted::SERDE_NUMBER_KEY;
 use super::view::{Held, JsonRef, Node};
 
 /// One value of a [`Tree`]: its kind, and where its text or its items are.
@@ -238,10 +237,7 @@ impl<'de> Results<'de> for &mut Build<'_> {
     type Result = u32;
 
     fn read<A: MapAccess<'de>>(&mut self, map: &mut A) -> Result<u32, A::Error> {
-        let slot = map.next_value_seed(Read {
-            build: self,
-            number_key: false,
-        })?;
+        let slot = map.next_value_seed(Read { build: self })?;
         self.place(slot)
     }
 }
@@ -249,19 +245,20 @@ impl<'de> Results<'de> for &mut Build<'_> {
 impl Build<'_> {
     /// A slot for `s`, in place when it lies in the text.
     fn text<E: Error>(&mut self, tag: u32, s: &str) -> Result<Slot, E> {
-        let base = self.text.as_ptr() as usize;
-        let at = (s.as_ptr() as usize).wrapping_sub(base);
-        if at <= self.text.len() && s.len() <= self.text.len() - at {
+        // A string serde_json lends lies in the text whole; one it copied
+        // out of its escapes lies elsewhere, in its scratch buffer.
+        if self.text.as_bytes().as_ptr_range().contains(&s.as_ptr()) {
             return Ok(Slot {
                 tag,
-                start: index(at)?,
+                start: index(s.as_ptr() as usize - self.text.as_ptr() as usize)?,
                 len: index(s.len())?,
             });
         }
         let start = index(self.side.len())?;
         self.side.push_str(s);
         Ok(Slot {
-            tag: tag | SIDE,
+            // No kind has the flag's bit.
+            tag: tag + SIDE,
             start,
             len: index(s.len())?,
         })
@@ -330,8 +327,6 @@ fn index<E: Error>(n: usize) -> Result<u32, E> {
 /// Reads one value into the tree: its slot, not yet placed.
 struct Read<'b, 't> {
     build: &'b mut Build<'t>,
-    /// The value follows serde_json's private number key, an object's first.
-    number_key: bool,
 }
 
 impl<'de> DeserializeSeed<'de> for Read<'_, '_> {
@@ -351,10 +346,7 @@ impl<'de> DeserializeSeed<'de> for Key<'_, '_> {
     type Value = Slot;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Slot, D::Error> {
-        deserializer.deserialize_str(Read {
-            build: self.build,
-            number_key: false,
-        })
+        deserializer.deserialize_str(Read { build: self.build })
     }
 }
 
@@ -399,12 +391,10 @@ impl<'de> Visitor<'de> for Read<'_, '_> {
     }
 
     /// serde_json's readers of text lend a string or copy it out of its
-    /// escapes; only a number's own text comes owned, after its private
-    /// key (see [`super::untrusted`]).
+    /// escapes; only a number's own text comes owned, the value of the
+    /// one-member map under its private key that serde_json itself hands a
+    /// visitor for a number (see [`super::untrusted`]).
     fn visit_string<E: Error>(self, s: String) -> Result<Slot, E> {
-        if !self.number_key {
-            return self.build.text(STRING, &s);
-        }
         let n: Number = s.parse().map_err(E::custom)?;
         self.build.number = true;
         self.build.text(NUMBER, n.as_str())
@@ -413,10 +403,7 @@ impl<'de> Visitor<'de> for Read<'_, '_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Slot, A::Error> {
         let build = self.build;
         let from = build.stack.len();
-        while let Some(item) = seq.next_element_seed(Read {
-            build: &mut *build,
-            number_key: false,
-        })? {
+        while let Some(item) = seq.next_element_seed(Read { build: &mut *build })? {
             build.stack.push(item);
         }
         build.close(ARRAY, from)
@@ -426,13 +413,8 @@ impl<'de> Visitor<'de> for Read<'_, '_> {
         let build = self.build;
         let from = build.stack.len();
         while let Some(key) = map.next_key_seed(Key { build: &mut *build })? {
-            let number_key = build.stack.len() == from
-                && text_of(build.text, &build.side, key) == SERDE_NUMBER_KEY;
-            build.number = false;
-            let value = map.next_value_seed(Read {
-                build: &mut *build,
-                number_key,
-            })?;
+            let value = map.next_value_seed(Read { build: &mut *build })?;
+            // The map was serde_json's own for a number: its value is it.
             if build.number {
                 build.number = false;
                 return Ok(value);

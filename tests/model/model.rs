@@ -1,5 +1,6 @@
-//! The model's edges, exactly: RT-TOOL-6's floors at their boundaries, and
-//! the longest plausible encoding they are measured in.
+//! The model's edges, exactly: RT-TOOL-6's floors at their boundaries, the
+//! longest plausible encoding they are measured in, and the reference
+//! rendering of each kind of `data`.
 
 use rt_tool_3::model::{encoded_len, floors, zone, Zone, ENCODED_PER_BYTE};
 use rt_tool_3::wire::Case;
@@ -218,4 +219,53 @@ fn only_kept_artifacts_count_towards_the_floors() {
             "artifacts": [{"type": "blob", "payload": payload(floors::PAYLOAD_BYTES + 1)}]}}]});
     let case = Case::from_json(case.to_string().as_bytes()).expect("valid");
     assert_eq!(zone(&case), Zone::Strict);
+}
+
+/// The reference rendering of each kind of `data` (`model::clause_3_prose`):
+/// a string as it is, an object whose only key beside the reserved one is
+/// `result` holding a string as that string, null as nothing, anything
+/// else as compact JSON with every object's keys sorted and numbers in
+/// their digits; the same whether the case is a `Value` tree or read
+/// compact.
+#[test]
+fn the_reference_rendering_of_each_kind_of_data() {
+    let rows = [
+        ("null", ""),
+        (r#""Created node 5.""#, "Created node 5."),
+        (r#"{"result": "x"}"#, "x"),
+        (
+            r#"{"artifacts": [{"type": "t", "payload": {}}], "result": "x"}"#,
+            "x",
+        ),
+        (r#"{"result": 5}"#, r#"{"result":5}"#),
+        (
+            r#"{"result": "x", "other": 1}"#,
+            r#"{"other":1,"result":"x"}"#,
+        ),
+        (
+            r#"{"b": 1, "a": [true, null, 1.50, {"d": "", "c": -0}]}"#,
+            r#"{"a":[true,null,1.50,{"c":-0,"d":""}],"b":1}"#,
+        ),
+        (r#"[3, {"b": 2, "a": 1}]"#, r#"[3,{"a":1,"b":2}]"#),
+        ("12.50", "12.50"),
+        ("true", "true"),
+        ("false", "false"),
+        ("{}", "{}"),
+    ];
+    for (data, prose) in rows {
+        let text = format!(
+            r#"{{"calls": [{{"tool_call_id": "c1", "result": {{"success": true, "data": {data}}}}}]}}"#
+        );
+        let case = Case::from_json(text.as_bytes()).expect("a case");
+        let tree = rt_tool_3::model::clause_3_prose(&case.calls[0]);
+        assert_eq!(tree.content, prose, "{data}");
+        let compact = rt_tool_3::wire::compact::with_case(text.as_bytes(), |case| {
+            rt_tool_3::model::clause_3_prose(&case.calls[0])
+        });
+        assert_eq!(
+            compact.expect("a case").content,
+            prose,
+            "{data} read compact"
+        );
+    }
 }

@@ -6,17 +6,6 @@ use std::ops::Range;
 
 use super::parse::{parse, Refusal};
 
-/// Whether a `\u` escape in a JSON text (one already checked as JSON) is a
-/// UTF-16 surrogate without its other half ([`lone_escapes`]).
-pub(super) fn has_lone_surrogate(bytes: &[u8]) -> bool {
-    let mut any = false;
-    lone_escapes(bytes, |_, _| {
-        any = true;
-        false
-    });
-    any
-}
-
 /// Calls `found` with the place and the code unit of each `\u` escape in a
 /// JSON text (one already checked as JSON, but for such escapes) that is a
 /// UTF-16 surrogate without its other half: `\ud800` alone, or `\udc00`
@@ -75,10 +64,7 @@ pub fn parse_reply<T: serde::de::DeserializeOwned + 'static>(bytes: &[u8]) -> Re
 /// A reply's text with each lone surrogate escape in place of its
 /// [`lone_mark`], if it has one ([`parse_reply`]).
 pub(crate) fn with_lone_surrogates_marked(bytes: &[u8]) -> Option<Vec<u8>> {
-    if !has_lone_surrogate(bytes) {
-        return None;
-    }
-    let mut marked = Vec::with_capacity(bytes.len() + 64);
+    let mut marked = Vec::new();
     let mut from = 0;
     lone_escapes(bytes, |at, unit| {
         marked.extend_from_slice(&bytes[from..at]);
@@ -86,6 +72,10 @@ pub(crate) fn with_lone_surrogates_marked(bytes: &[u8]) -> Option<Vec<u8>> {
         from = at + 6;
         true
     });
+    // None found, nothing marked: the text is refused for something else.
+    if marked.is_empty() {
+        return None;
+    }
     marked.extend_from_slice(&bytes[from..]);
     Some(marked)
 }

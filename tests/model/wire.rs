@@ -536,6 +536,26 @@ fn debug_output_names_what_a_reader_needs() {
             "{shown} lacks the call"
         );
     }
+
+    // A reference outcome, its artifacts borrowed from the case, shows
+    // its messages, its entries as the port carries them, its exposure.
+    let case = Case {
+        exposed: None,
+        calls: vec![Call {
+            tool_call_id: "call-7".into(),
+            result: json!({"success": true, "data": "ok",
+                "artifacts": [{"type": "link", "payload": payload}]}),
+        }],
+    };
+    let shown = format!("{:?}", rt_tool_3::model::reference(&case));
+    for part in [
+        "Reference {",
+        "content: \"ok\"",
+        &format!("{artifact:?}"),
+        "exposed: false",
+    ] {
+        assert!(shown.contains(part), "{shown} lacks {part}");
+    }
 }
 
 /// Every character that needs an escape, and some that do not, at every
@@ -648,6 +668,7 @@ fn a_reply_holding_a_lone_surrogate_is_read_with_the_surrogate_marked() {
             r"\ud800\udbff\ud800",
         ),
         (r#""\ud83d\ude00\udc00""#, &[0xdc00], "😀\\udc00"),
+        (r#""ab\ud83d\ude00\udc00""#, &[0xdc00], "ab😀\\udc00"),
         (r#""\ud83d\ud83d\ude00""#, &[0xd83d], "\\ud83d😀"),
         (r#""\\\ud800""#, &[0xd800], r"\\ud800"),
         (r#""\ud83d\ude00""#, &[], "😀"),

@@ -114,9 +114,15 @@ fn found_alike(v: Held<'_>, tree: &Value) {
         let found = v.pointer(at).map(|x| (x.to_value(), x));
         assert_eq!(found.as_ref().map(|x| &x.0), Some(here), "{at} in {root}");
         let found = found.map(|x| x.1).expect("found");
+        // What the model and the judge ask of a value, answered as a
+        // `Value` answers it.
+        assert_eq!(found.as_str(), here.as_str(), "{at}");
+        assert_eq!(found.is_true(), here == &Value::Bool(true), "{at}");
+        assert_eq!(found.is_object(), here.is_object(), "{at}");
         match found.node() {
             Node::Array(items) => assert_eq!(items.len(), items.count(), "{at}"),
             Node::Object(members) => assert_eq!(members.len(), members.count(), "{at}"),
+            Node::Number(n) => assert_eq!(wire::double(n), here.as_f64(), "{at}"),
             _ => {}
         }
         match here {

@@ -167,10 +167,6 @@ pub trait Sink {
     fn push(&mut self, byte: u8);
     /// Appends bytes.
     fn extend_from_slice(&mut self, bytes: &[u8]);
-    /// Makes room for at least `additional` more bytes.
-    fn reserve(&mut self, additional: usize) {
-        let _ = additional;
-    }
     /// How many bytes it holds.
     fn written(&self) -> usize;
 }
@@ -181,9 +177,6 @@ impl Sink for Vec<u8> {
     }
     fn extend_from_slice(&mut self, bytes: &[u8]) {
         Vec::extend_from_slice(self, bytes);
-    }
-    fn reserve(&mut self, additional: usize) {
-        Vec::reserve(self, additional);
     }
     fn written(&self) -> usize {
         self.len()
@@ -279,7 +272,6 @@ fn write_object<'v, J: JsonRef<'v>>(
 /// character as `\u00xx`, everything else as it is.
 pub(crate) fn write_str(out: &mut impl Sink, s: &str) {
     let bytes = s.as_bytes();
-    out.reserve(bytes.len());
     out.push(b'"');
     let mut plain = 0;
     // One turn a byte that needs an escape, so never more turns than bytes

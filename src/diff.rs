@@ -5,9 +5,10 @@
 //! Generation and shrinking are proptest's own: [`run`] draws value trees
 //! from the strategy with [`gen::runner`], and shrinks a divergence with
 //! the tree's `simplify` and `complicate`, the way proptest shrinks a failing
-//! property, against the external process; then greedily, by
-//! [`crate::replay::smaller`], what the tree cannot take out. A replayed
-//! case has no tree; it shrinks by [`crate::replay::smaller`] alone.
+//! property, against the external process; then by halves (delta
+//! debugging) and greedily, by [`crate::replay::smaller`], what the tree
+//! cannot take out. A replayed case has no tree; it shrinks by halves and
+//! greedily alone.
 //! Cases are pipelined: a few are in flight while earlier ones are
 //! judged, so on two cores the oracle's own work hides behind the
 //! implementation's. A harness [`Fault`] is never a divergence: it stops
@@ -68,6 +69,7 @@
 
 mod by_siblings;
 mod canary;
+mod ddmin;
 mod examine;
 mod marked;
 mod pipeline;

@@ -1,10 +1,11 @@
-//! Shrinking a divergence: by a generated case's value tree, then
-//! greedily, on the copy that found it.
+//! Shrinking a divergence: by a generated case's value tree, then by
+//! halves, then greedily, on the copy that found it.
 
 use std::collections::{BTreeSet, VecDeque};
 
 use proptest::strategy::{Strategy, ValueTree};
 
+use super::ddmin::{self, Halt};
 use super::examine::examine;
 use super::pipeline::{Done, InFlight, ShrinkJob};
 use super::report::{Config, FaultReport, Vector};
@@ -45,31 +46,49 @@ pub(super) fn shrink_job<S: Strategy<Value = Case>>(
     let fixed = usize::try_from(job.position)
         .ok()
         .and_then(|p| config.fixed.get(p));
-    let (minimal, fault) = match fixed {
-        Some(f) => shrink_fixed(&f.case, max, |case| {
-            still_shows(process, case, &job.target, options)
-        }),
+    let mut shows = |case: &Case| still_shows(process, case, &job.target, options);
+    let (minimal, end) = match fixed {
+        Some(f) => shrink_fixed(&f.case, max, &mut shows),
         None => match gen::tree_at(
             strategy,
             config.seed,
             job.position - config.fixed.len() as u64,
         ) {
-            Ok(mut tree) => shrink(&mut tree, max, |case| {
-                still_shows(process, case, &job.target, options)
-            }),
-            Err(_) => (None, None),
+            Ok(mut tree) => shrink(&mut tree, max, &mut shows),
+            Err(_) => (None, End::Minimal),
         },
+    };
+    let fault = match end {
+        End::Minimal | End::Tries => None,
+        End::Cut(Cut::Fault(f, case)) => Some((f, case)),
     };
     Done::Shrunk {
         minimal,
-        fault: fault.map(|f| FaultReport {
-            code: f.0.code().into(),
-            message: named(f.0),
-            case: f.1,
+        fault: fault.map(|(f, case)| FaultReport {
+            code: f.code().into(),
+            message: named(f),
+            case,
             position: job.position,
         }),
         requests: process.requests - before,
     }
+}
+
+/// What cuts shrinking short: a fault of the process, with the case that
+/// caused it.
+pub(super) enum Cut {
+    /// The process broke on this case.
+    Fault(Fault, Case),
+}
+
+/// How shrinking ended.
+pub(super) enum End {
+    /// A whole greedy pass found nothing smaller: the case is minimal.
+    Minimal,
+    /// The greedy pass reached its limit of tries first.
+    Tries,
+    /// A fault cut it short.
+    Cut(Cut),
 }
 
 /// Examines `case` for the shrinkers: its vectors if it still shows
@@ -79,30 +98,29 @@ fn still_shows(
     case: &Case,
     target: &BTreeSet<String>,
     options: Options,
-) -> Result<Option<Vec<Vector>>, (Fault, Case)> {
+) -> Result<Option<Vec<Vector>>, Cut> {
     match examine(process, case, options) {
         Ok(examined) => Ok(target
             .is_subset(&signature(&examined.vectors))
             .then_some(examined.vectors)),
-        Err(f) => Err((f, case.clone())),
+        Err(f) => Err(Cut::Fault(f, case.clone())),
     }
 }
 
 /// The outcome of shrinking: the vectors of the smallest case found that
-/// still shows the divergence (`None` if none smaller), and the fault, with
-/// its case, that cut shrinking short, if one did.
-type Shrunk = (Option<Vec<Vector>>, Option<(Fault, Case)>);
+/// still shows the divergence (`None` if none smaller), and how it ended.
+type Shrunk = (Option<Vec<Vector>>, End);
 
 /// The outcome of shrinking by a value tree: the smallest case found that
-/// still shows the divergence, with its vectors, and the fault that cut
-/// shrinking short, if one did.
-type ShrunkByTree = (Option<(Case, Vec<Vector>)>, Option<(Fault, Case)>);
+/// still shows the divergence, with its vectors, and what cut shrinking
+/// short, if anything did.
+type ShrunkByTree = (Option<(Case, Vec<Vector>)>, Option<Cut>);
 
 /// Shrinks a generated divergence: by its value tree
-/// ([`shrink_tree`]), then greedily ([`shrink_fixed`]), each up to
-/// `max_iters` steps; a case over [`HEAVY`] bytes greedily alone. The
-/// vectors of the smallest case found that still shows it (`None` if none
-/// smaller), and the fault that cut shrinking short, if one did.
+/// ([`shrink_tree`]), then as a fixed case ([`shrink_fixed`]), each up to
+/// `max_iters` steps; a case over [`HEAVY`] bytes as a fixed case alone.
+/// The vectors of the smallest case found that still shows it (`None` if
+/// none smaller), and how shrinking ended.
 ///
 /// The tree shrinks what the strategy drew: fewer calls and entries,
 /// shorter strings, smaller numbers. It cannot take out what a mapping
@@ -116,7 +134,7 @@ type ShrunkByTree = (Option<(Case, Vec<Vector>)>, Option<(Fault, Case)>);
 fn shrink<T: ValueTree<Value = Case>>(
     tree: &mut T,
     max_iters: u32,
-    mut still_shows: impl FnMut(&Case) -> Result<Option<Vec<Vector>>, (Fault, Case)>,
+    mut still_shows: impl FnMut(&Case) -> Result<Option<Vec<Vector>>, Cut>,
 ) -> Shrunk {
     let first = tree.current();
     let mut bytes = Vec::new();
@@ -124,20 +142,20 @@ fn shrink<T: ValueTree<Value = Case>>(
     if bytes.len() > HEAVY {
         return shrink_fixed(&first, max_iters, still_shows);
     }
-    let (shown, fault) = shrink_tree(tree, max_iters, &mut still_shows);
-    if fault.is_some() {
-        return (shown.map(|(_, vectors)| vectors), fault);
+    let (shown, cut) = shrink_tree(tree, max_iters, &mut still_shows);
+    if let Some(cut) = cut {
+        return (shown.map(|(_, vectors)| vectors), End::Cut(cut));
     }
     let (smallest, vectors) = shown.map_or((first, None), |(c, v)| (c, Some(v)));
-    let (smaller, fault) = shrink_fixed(&smallest, max_iters, still_shows);
-    (smaller.or(vectors), fault)
+    let (smaller, end) = shrink_fixed(&smallest, max_iters, still_shows);
+    (smaller.or(vectors), end)
 }
 
-/// The size, as compact JSON, over which a generated case shrinks greedily
-/// alone, without its value tree: a case that carries a payload over
-/// RT-TOOL-6's floor of 512,000 bytes (no other generated case comes near
-/// it: the largest in 20,000 positions of each of seeds 1, 2 and 3 is
-/// 35,752 bytes). Two of each try's three requests carry that payload, and
+/// The size, as compact JSON, over which a generated case shrinks as a
+/// fixed case does (by halves, then greedily), without its value tree: a
+/// case that carries a payload over RT-TOOL-6's floor of 512,000 bytes (no
+/// other generated case comes near it: the largest in 20,000 positions of
+/// each of seeds 1, 2 and 3 is 35,752 bytes). Two of each try's three requests carry that payload, and
 /// the tree spends most of its tries shrinking the strings of the case's
 /// other calls one character at a time: in `diff --cases 256 --seed 1`
 /// against `serve --fault stop-at-oversize`, 2,094 requests, over 700 MB,
@@ -162,7 +180,7 @@ const HEAVY: usize = 64 << 10;
 fn shrink_tree<T: ValueTree<Value = Case>>(
     tree: &mut T,
     max_iters: u32,
-    mut still_shows: impl FnMut(&Case) -> Result<Option<Vec<Vector>>, (Fault, Case)>,
+    mut still_shows: impl FnMut(&Case) -> Result<Option<Vec<Vector>>, Cut>,
 ) -> ShrunkByTree {
     // The case last found to show the divergence, and its vectors.
     let mut shown: Option<(Case, Vec<Vector>)> = None;
@@ -178,7 +196,7 @@ fn shrink_tree<T: ValueTree<Value = Case>>(
                     true
                 }
                 Ok(None) => false,
-                Err(fault) => return (shown, Some(fault)),
+                Err(cut) => return (shown, Some(cut)),
             };
         let moved = if shows {
             tree.simplify()
@@ -192,10 +210,29 @@ fn shrink_tree<T: ValueTree<Value = Case>>(
     (shown, None)
 }
 
-/// Shrinks a fixed case greedily: the first of its one-step-smaller
-/// variants ([`crate::replay::smaller`]) that still shows the divergence
-/// (`shows`) becomes the case, until none does or `max_iters` variants have
-/// been tried.
+/// Shrinks a fixed case: cut by halves first ([`ddmin::cut`]), then
+/// greedily ([`greedy`]), each up to `max_iters` tries. How it ended is
+/// the greedy pass's: a case is minimal only once a whole pass of it finds
+/// nothing smaller.
+fn shrink_fixed(
+    case: &Case,
+    max_iters: u32,
+    mut shows: impl FnMut(&Case) -> Result<Option<Vec<Vector>>, Cut>,
+) -> Shrunk {
+    let (cut, vectors, halt) = ddmin::cut(case, max_iters, &mut shows);
+    match halt {
+        Some(Halt::Cut(cut)) => (vectors, End::Cut(cut)),
+        Some(Halt::Tries) | None => {
+            let (smaller, end) = greedy(&cut, max_iters, shows);
+            (smaller.or(vectors), end)
+        }
+    }
+}
+
+/// Shrinks a case greedily: the first of its one-step-smaller variants
+/// ([`crate::replay::smaller`]) that still shows the divergence (`shows`)
+/// becomes the case, until none does (the case is minimal) or `max_iters`
+/// variants have been tried.
 ///
 /// Each pass starts at the place in the list of variants where the last
 /// step was found, and wraps around: the variants before it have just been
@@ -205,10 +242,10 @@ fn shrink_tree<T: ValueTree<Value = Case>>(
 /// vector of 51 artifacts, on an implementation that errors on every run,
 /// past the limit of 1,024 tries (3,072 requests) with 14 steps made and
 /// the case not yet minimal; now 466 tries and 52 steps, to a minimal one.
-fn shrink_fixed(
+fn greedy(
     case: &Case,
     max_iters: u32,
-    mut shows: impl FnMut(&Case) -> Result<Option<Vec<Vector>>, (Fault, Case)>,
+    mut shows: impl FnMut(&Case) -> Result<Option<Vec<Vector>>, Cut>,
 ) -> Shrunk {
     let mut last = None;
     let mut current = case.clone();
@@ -220,7 +257,7 @@ fn shrink_fixed(
         let wrapped = variants().skip(from).chain(variants().take(from));
         for (i, candidate) in wrapped {
             if steps == max_iters {
-                break;
+                return (last, End::Tries);
             }
             steps += 1;
             match shows(&candidate) {
@@ -230,7 +267,7 @@ fn shrink_fixed(
                     break;
                 }
                 Ok(None) => {}
-                Err(fault) => return (last, Some(fault)),
+                Err(cut) => return (last, End::Cut(cut)),
             }
         }
         match next {
@@ -238,7 +275,7 @@ fn shrink_fixed(
                 current = smaller;
                 from = i;
             }
-            None => return (last, None),
+            None => return (last, End::Minimal),
         }
     }
 }
@@ -270,7 +307,7 @@ mod tests {
     /// does, and it got there within the limit.
     fn shrinks_to_a_minimum(case: &Case, shows: &dyn Fn(&Case) -> bool, name: &str) {
         let (mut tries, mut smallest) = (0, None);
-        let (found, fault) = shrink_fixed(case, 1024, |case| {
+        let (found, end) = shrink_fixed(case, 1024, |case| {
             tries += 1;
             if !shows(case) {
                 return Ok(None);
@@ -278,7 +315,7 @@ mod tests {
             smallest = Some(case.clone());
             Ok(Some(Vec::new()))
         });
-        assert!(fault.is_none());
+        assert!(matches!(end, End::Minimal), "{name}");
         assert!(tries < 1024, "{name}: {tries} tries, the limit");
         assert_eq!(found.is_some(), smallest.is_some(), "{name}");
         // Nothing smaller showing it, the case is its own minimum.
@@ -395,20 +432,23 @@ mod tests {
         assert!(skipped > 0, "no step gave back the case just shown");
     }
 
+    /// The divergence of `serve --fault trim-type`: an artifact kept with a
+    /// `type` that trimming would change.
+    fn trims_type(c: &Case) -> bool {
+        let outcome = model::outcome(c);
+        outcome
+            .tool_artifacts
+            .iter()
+            .any(|a| a.kind.trim() != a.kind)
+    }
+
     /// A generated divergence shrinks by its tree, then greedily, to a case
     /// no step of [`crate::replay::smaller`] makes smaller and still showing
     /// it, where the tree alone stops short of one. The divergence stands
-    /// in for `serve --fault trim-type`'s: an artifact kept with a `type`
-    /// that trimming would change.
+    /// in for `serve --fault trim-type`'s ([`trims_type`]).
     #[test]
     fn a_generated_divergence_shrinks_past_its_tree_to_a_minimum() {
-        let shows = |c: &Case| {
-            let outcome = model::outcome(c);
-            outcome
-                .tool_artifacts
-                .iter()
-                .any(|a| a.kind.trim() != a.kind)
-        };
+        let shows = trims_type;
         let strategy = gen::case();
         let mut checked = 0;
         for position in 0..2000 {
@@ -426,14 +466,14 @@ mod tests {
             let by_tree = by_tree.map_or(first, |(case, _)| case);
             let mut tree = gen::tree_at(&strategy, 1, position).unwrap();
             let mut smallest = None;
-            let (found, fault) = shrink(&mut tree, 1024, |case| {
+            let (found, end) = shrink(&mut tree, 1024, |case| {
                 if !shows(case) {
                     return Ok(None);
                 }
                 smallest = Some(case.clone());
                 Ok(Some(vec![vector(case.clone(), Vec::new(), Value::Null)]))
             });
-            assert!(fault.is_none());
+            assert!(matches!(end, End::Minimal));
             let found = found.map(|vectors| vectors[0].case.clone());
             assert_eq!(found, smallest, "position {position}");
             let minimal = found.expect("a smaller case");
@@ -453,8 +493,8 @@ mod tests {
         assert_eq!(checked, 3, "too few cases show the divergence");
     }
 
-    /// A case over [`HEAVY`] bytes shrinks as a fixed case does, greedily
-    /// and without its tree: the same tries, in the same order, to the same
+    /// A case over [`HEAVY`] bytes shrinks as a fixed case does, by halves
+    /// and greedily, without its tree: the same tries, in the same order, to the same
     /// case. The divergence stands in for `serve --fault
     /// stop-at-oversize`'s: a payload over RT-TOOL-6's floor.
     #[test]
@@ -479,13 +519,13 @@ mod tests {
                 tried.push(case.clone());
                 Ok(shows(case).then(|| vec![vector(case.clone(), Vec::new(), Value::Null)]))
             };
-            let (minimal, fault) = if way == 0 {
+            let (minimal, end) = if way == 0 {
                 let mut tree = gen::tree_at(&strategy, 1, position).unwrap();
                 shrink(&mut tree, 1024, as_shown)
             } else {
                 shrink_fixed(&first, 1024, as_shown)
             };
-            assert!(fault.is_none());
+            assert!(matches!(end, End::Minimal));
             found.push(minimal.map(|vectors| vectors[0].case.clone()));
         }
         assert!(!tried[1].is_empty());

@@ -1,6 +1,8 @@
 //! The differential test: the pinned vectors, any replayed cases, then
 //! generated cases, run through an implementation under test and judged,
-//! each divergence shrunk to a minimal case.
+//! each divergence shrunk to a minimal case (or, once its time budget
+//! [`Config::shrink_time`] is spent, to the smallest case found, reported
+//! as such: [`ShrinkEnd`]).
 //!
 //! Generation and shrinking are proptest's own: [`run`] draws value trees
 //! from the strategy with [`gen::runner`], and shrinks a divergence with
@@ -82,8 +84,8 @@ pub use examine::{examine, Examined};
 pub use marked::MARKER_KEY;
 pub use pipeline::run;
 pub use report::{
-    Campaign, Config, Divergence, FaultReport, Report, Shard, SiblingRun, Vector, VectorsRun,
-    Warning, WARNED_MAX,
+    Campaign, Config, Divergence, FaultReport, Report, Shard, ShrinkEnd, SiblingRun, Vector,
+    VectorsRun, Warning, WARNED_MAX,
 };
 pub use sent::siblings;
 

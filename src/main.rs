@@ -194,6 +194,11 @@ struct DiffArgs {
     /// (needs --seed); `rt-tool-3 merge` joins the shards' reports.
     #[arg(long, value_name = "K/N", value_parser = diff::Shard::parse)]
     shard: Option<diff::Shard>,
+    /// Seconds each divergence may take to shrink; once spent, the
+    /// smallest case found so far is reported as such, not as a minimal
+    /// case (0: report the case that first showed it).
+    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    shrink_time: f64,
     /// Print a progress line on stderr every SECS seconds, and one when
     /// a divergence is found and when it has shrunk, in a pipe, in CI
     /// and with --json too (instead of the terminal's bar).

@@ -10,7 +10,8 @@
 //! every divergence the whole run keeps is kept by its shard, and walking
 //! the shards' divergences in stream order with the union of the ids of
 //! all earlier ones keeps exactly the whole run's. Each was shrunk by its
-//! shard as the whole run shrinks it (shrinking depends on the case alone);
+//! shard as the whole run shrinks it (shrinking depends on the case alone,
+//! unless its time budget ran out, which its `shrink_end` says);
 //! the requests spent shrinking those the whole run would not have kept are
 //! taken off, so even the request count is the whole run's.
 //!

@@ -181,22 +181,45 @@ fn warnings(report: &diff::Report, text: &mut String) {
 }
 
 /// A divergence: the clauses it shows, where it was first seen, and each
-/// of its minimal cases.
+/// of its minimal cases (or, when a limit stopped shrinking first, what
+/// the case is, and each of the smallest found).
 fn divergence(d: &diff::Divergence, text: &mut String) {
     text.push_str(&format!(
         "\nDIVERGENCE {} (first seen in {})\n",
         clause_ids(d),
         d.origin
     ));
+    if !d.shrink_end.minimal() {
+        text.push_str(&format!("  the case: {}\n", shrunk_to(d)));
+    }
+    let label = match d.shrink_end.minimal() {
+        true => "minimal case:",
+        false => "smallest yet:",
+    };
     for v in &d.minimal {
-        minimal(v, text);
+        minimal(v, label, text);
     }
 }
 
-/// A minimal case: its violations (or what diverged), the case, the
-/// outcome expected and the one observed, and the sibling that showed it,
-/// if one did; each value on one line, its longest strings cut.
-fn minimal(v: &diff::Vector, text: &mut String) {
+/// What shrinking a divergence came to, in words: `a minimal case in 693
+/// requests`, or the limit that stopped it first, with the requests (and
+/// the seconds, when the time budget ran out).
+pub(crate) fn shrunk_to(d: &diff::Divergence) -> String {
+    let spent = match d.shrink_seconds {
+        Some(seconds) => format!("{} requests in {seconds:.1} s", d.shrink_requests),
+        None => format!("{} requests", d.shrink_requests),
+    };
+    match d.shrink_end.note() {
+        None => format!("a minimal case in {spent}"),
+        Some(note) => format!("{note} ({spent})"),
+    }
+}
+
+/// A minimal case (or the smallest found, `label` says which): its
+/// violations (or what diverged), the case, the outcome expected and the
+/// one observed, and the sibling that showed it, if one did; each value on
+/// one line, its longest strings cut.
+fn minimal(v: &diff::Vector, label: &str, text: &mut String) {
     for violation in &v.violations {
         text.push_str(&format!("  {violation}\n"));
     }
@@ -212,7 +235,7 @@ fn minimal(v: &diff::Vector, text: &mut String) {
         format!("  {label} {value}\n")
     };
     let mut lines = vec![
-        line("minimal case:", serde_json::to_value(&v.case)),
+        line(label, serde_json::to_value(&v.case)),
         line("expected:    ", serde_json::to_value(&v.expected)),
         line("observed:    ", Ok(v.observed.clone())),
     ];

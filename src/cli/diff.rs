@@ -35,6 +35,7 @@ pub(crate) fn diff(args: DiffArgs) -> Result<ExitCode, Fail> {
         json,
         jobs,
         shard,
+        shrink_time,
         progress,
         command,
     } = args;
@@ -55,6 +56,7 @@ pub(crate) fn diff(args: DiffArgs) -> Result<ExitCode, Fail> {
         seed: seed.unwrap_or_else(random_seed),
         options,
         max_shrink_iters: 1024,
+        shrink_time: Some(budget_of("--shrink-time", shrink_time)?),
         shard: shard.unwrap_or(diff::Shard::WHOLE),
     };
     let files = Files {
@@ -94,6 +96,22 @@ fn seconds_of(flag: &str, seconds: f64) -> Result<std::time::Duration, Fail> {
             "{flag} must be a positive number of seconds, not {seconds:?}"
         )));
     }
+    duration(flag, seconds)
+}
+
+/// `--shrink-time`: seconds, 0 or more (0 shrinks nothing), within what a
+/// `Duration` holds.
+fn budget_of(flag: &str, seconds: f64) -> Result<std::time::Duration, Fail> {
+    if !(seconds.is_finite() && seconds >= 0.0) {
+        return Err(Fail::from(format!(
+            "{flag} must be a number of seconds, 0 or more, not {seconds:?}"
+        )));
+    }
+    duration(flag, seconds)
+}
+
+/// `seconds` as a `Duration`, or the line that says it is too long to be one.
+fn duration(flag: &str, seconds: f64) -> Result<std::time::Duration, Fail> {
     std::time::Duration::try_from_secs_f64(seconds).map_err(|_| {
         Fail::from(format!(
             "{flag} {seconds:?} is too long to be a number of seconds"

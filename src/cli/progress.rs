@@ -7,7 +7,7 @@ use std::sync::mpsc::RecvTimeoutError;
 
 use rt_tool_3::diff;
 
-use super::conclusion::clause_ids;
+use super::conclusion::{clause_ids, shrunk_to};
 
 /// `diff --progress`: lines on stderr for a run nobody watches on a
 /// terminal, such as a campaign's CI job, whose log must not fall silent
@@ -76,9 +76,9 @@ impl Progress {
             }
             if k >= *shrunk && !d.minimal.is_empty() {
                 tell(&format!(
-                    "{} shrunk to a minimal case in {} requests ({})",
+                    "{} shrunk to {} ({})",
                     d.origin,
-                    d.shrink_requests,
+                    shrunk_to(d),
                     clause_ids(d)
                 ));
                 *shrunk = k + 1;

@@ -52,7 +52,7 @@ pub(super) const PARTS: usize = 4;
 
 /// Why cutting stopped before it was done.
 pub(super) enum Halt {
-    /// A fault of the process (see [`Cut`]): shrinking ends here.
+    /// A fault, or the time budget (see [`Cut`]): shrinking ends here.
     Cut(Cut),
     /// The limit of tries: the greedy pass takes over from here.
     Tries,
@@ -399,5 +399,34 @@ mod tests {
         assert!(cut.calls.len() <= 3, "{} calls", cut.calls.len());
         assert!(cut.calls.iter().any(|call| call.tool_call_id == "c17"));
         assert!(tries <= 2 * 6, "{tries} tries");
+    }
+
+    /// What stops a try stops cutting at once, with the smallest case found
+    /// so far: no try is made after it.
+    #[test]
+    fn a_spent_budget_stops_cutting_with_the_smallest_case_so_far() {
+        let items: Vec<Value> = (0..1000).map(|i| json!(i)).collect();
+        let case = one_call(json!({"items": items}));
+        let mut tries = 0;
+        let mut shows = |c: &Case| {
+            tries += 1;
+            if tries > 3 {
+                return Err(Cut::Time);
+            }
+            Ok(Some(vec![super::super::examine::vector(
+                c.clone(),
+                Vec::new(),
+                Value::Null,
+            )]))
+        };
+        let (cut, vectors, halt) = cut(&case, 1024, &mut shows);
+        assert!(matches!(halt, Some(Halt::Cut(Cut::Time))));
+        assert_eq!(tries, 4);
+        // Three halvings: 1000, 500, 250, 125.
+        assert_eq!(
+            cut.calls[0].result["items"].as_array().map(Vec::len),
+            Some(125)
+        );
+        assert!(vectors.is_some_and(|v| v[0].case == cut));
     }
 }

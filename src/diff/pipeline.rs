@@ -10,7 +10,9 @@ use proptest::strategy::Strategy;
 use serde_json::Value;
 
 use super::examine::Examined;
-use super::report::{Config, Divergence, FaultReport, Report, Vector, Warning, WARNED_MAX};
+use super::report::{
+    Config, Divergence, FaultReport, Report, ShrinkEnd, Vector, Warning, WARNED_MAX,
+};
 use super::sent::{Replies, Sent};
 use super::shrink::{shrink_job, signature};
 use crate::gen;
@@ -51,11 +53,21 @@ pub(super) enum Done {
     /// is about to wait, has faulted, or is asked to shrink.
     Examined(Vec<Found>),
     /// A divergence shrunk.
-    Shrunk {
-        minimal: Option<Vec<Vector>>,
-        fault: Option<FaultReport>,
-        requests: u64,
-    },
+    Shrunk(ShrunkJob),
+}
+
+/// A divergence shrunk, as the worker sends it back.
+pub(super) struct ShrunkJob {
+    /// The vectors of the smallest case found (`None` if none smaller).
+    pub(super) minimal: Option<Vec<Vector>>,
+    /// The fault that cut shrinking short, if one did.
+    pub(super) fault: Option<FaultReport>,
+    /// The requests it took.
+    pub(super) requests: u64,
+    /// How it ended.
+    pub(super) end: ShrinkEnd,
+    /// The seconds it took, when the time budget ran out.
+    pub(super) seconds: Option<f64>,
 }
 
 /// The run's request to a worker: shrink the divergence at `position`.
@@ -100,10 +112,12 @@ struct Shared<'c> {
 /// judged it: a divergence with clause ids not seen before is shrunk
 /// (proptest's value trees for a generated case: `simplify` while the
 /// smaller case still shows those clauses, `complicate` when it does not;
-/// [`crate::replay::smaller`] for a fixed one) by the copy that found it,
-/// and the report, the numbering and the tally are the same for any number
-/// of copies. A fault of any copy ends the run at the first case, in stream
-/// order, that met one.
+/// then, and for a fixed one, by halves and [`crate::replay::smaller`]) by
+/// the copy that found it, and the report, the numbering and the tally are
+/// the same for any number of copies, but for a divergence whose time
+/// budget ran out (`Config::shrink_time`: wall-clock time, which copies
+/// sharing cores spend faster). A fault of any copy ends the run at the
+/// first case, in stream order, that met one.
 pub fn run<S, M>(
     processes: &mut [Process],
     make: M,
@@ -155,11 +169,6 @@ where
     report
 }
 
-/// A divergence shrunk, as the worker sends it back: the vectors of the
-/// minimal case (`None` if none smaller), the fault that cut shrinking
-/// short, and the requests it took.
-type ShrunkJob = (Option<Vec<Vector>>, Option<FaultReport>, u64);
-
 /// The run's side of the channel from the workers: what they found, kept
 /// until its turn in stream order comes.
 struct InOrder<'r, 'c> {
@@ -190,11 +199,7 @@ impl InOrder<'_, '_> {
                 }
                 Ok(None)
             }
-            Ok(Done::Shrunk {
-                minimal,
-                fault,
-                requests,
-            }) => Ok(Some((minimal, fault, requests))),
+            Ok(Done::Shrunk(shrunk)) => Ok(Some(shrunk)),
             Err(_) => Err(()),
         }
     }
@@ -289,6 +294,8 @@ fn take_in_order(
             origin,
             position,
             shrink_requests: 0,
+            shrink_end: ShrinkEnd::Pending,
+            shrink_seconds: None,
             found: examined.vectors,
             minimal: Vec::new(),
         });
@@ -300,12 +307,15 @@ fn take_in_order(
         if jobs[copy].send(job).is_err() {
             continue;
         }
-        let Some((minimal, fault, requests)) = in_order.shrunk() else {
+        let Some(shrunk) = in_order.shrunk() else {
             return;
         };
+        let fault = shrunk.fault;
         if let Some(last) = report.divergences.last_mut() {
-            last.minimal = minimal.unwrap_or_else(|| last.found.clone());
-            last.shrink_requests = requests;
+            last.minimal = shrunk.minimal.unwrap_or_else(|| last.found.clone());
+            last.shrink_requests = shrunk.requests;
+            last.shrink_end = shrunk.end;
+            last.shrink_seconds = shrunk.seconds;
         }
         saved(report);
         if fault.is_some() {
@@ -440,11 +450,13 @@ impl<S: Strategy<Value = Case>> Worker<'_, '_, S> {
         let (copy, shared) = (self.copy, self.shared);
         let named = |fault: Fault| fault.of_copy(copy, shared.jobs);
         let shrunk = if self.broken {
-            Done::Shrunk {
+            Done::Shrunk(ShrunkJob {
                 minimal: None,
                 fault: None,
                 requests: 0,
-            }
+                end: ShrinkEnd::Fault,
+                seconds: None,
+            })
         } else {
             shrink_job(
                 self.process,
@@ -456,7 +468,7 @@ impl<S: Strategy<Value = Case>> Worker<'_, '_, S> {
                 &named,
             )
         };
-        if let Done::Shrunk { fault: Some(_), .. } = &shrunk {
+        if let Done::Shrunk(ShrunkJob { fault: Some(_), .. }) = &shrunk {
             self.broken = true;
         }
         self.done.send(shrunk).is_ok()

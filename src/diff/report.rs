@@ -70,10 +70,68 @@ pub struct Divergence {
     pub position: u64,
     /// Requests spent shrinking it.
     pub shrink_requests: u64,
+    /// How shrinking ended: whether `minimal` is a minimal case, or the
+    /// smallest found within a limit (absent in a report of an oracle that
+    /// had no time budget, and read as `minimal`).
+    #[serde(default)]
+    pub shrink_end: ShrinkEnd,
+    /// The seconds spent shrinking, given only when the time budget ran out
+    /// (`shrink_end` is `time`): a wall-clock figure, which differs from one
+    /// run to the next, where everything else the report says of a
+    /// divergence shrunk within its budget does not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shrink_seconds: Option<f64>,
     /// The vectors of the case that first showed it.
     pub found: Vec<Vector>,
-    /// The vectors of the minimal case.
+    /// The vectors of the minimal case, or of the smallest case found
+    /// within the limits (`shrink_end`).
     pub minimal: Vec<Vector>,
+}
+
+/// How the shrinking of a divergence ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ShrinkEnd {
+    /// A whole greedy pass found nothing smaller that still shows it: no
+    /// key, item or call can go, nor any value be made simpler.
+    #[default]
+    Minimal,
+    /// The limit of tries came first: the smallest case found within it,
+    /// not a minimal one.
+    Tries,
+    /// The time budget (`diff --shrink-time`) ran out first: the smallest
+    /// case found within it, not a minimal one.
+    Time,
+    /// A fault of the process cut shrinking short (the run ends on it): the
+    /// smallest case found before it.
+    Fault,
+    /// Not shrunk yet: a `--save` file written as the divergence was found,
+    /// before shrinking started (`minimal` is empty).
+    Pending,
+}
+
+impl ShrinkEnd {
+    /// Whether the case reported is a minimal one.
+    pub fn minimal(self) -> bool {
+        self == ShrinkEnd::Minimal
+    }
+
+    /// What the case reported is, when it is not a minimal one.
+    pub fn note(self) -> Option<&'static str> {
+        match self {
+            ShrinkEnd::Minimal => None,
+            ShrinkEnd::Tries => {
+                Some("the smallest case found within the limit of tries, not a minimal one")
+            }
+            ShrinkEnd::Time => Some(
+                "the smallest case found before the time budget (--shrink-time) ran out, not a minimal one",
+            ),
+            ShrinkEnd::Fault => {
+                Some("the smallest case found before the process broke, not a minimal one")
+            }
+            ShrinkEnd::Pending => Some("the case as found, not shrunk yet"),
+        }
+    }
 }
 
 /// A warning, with the case that gave it: not a violation, but something
@@ -282,8 +340,11 @@ pub struct Config {
     /// How non-normative parts are judged.
     pub options: Options,
     /// Shrink steps at most per divergence: for a generated case, by its
-    /// value tree and then as many greedily.
+    /// value tree, then as many by halves and as many greedily.
     pub max_shrink_iters: u32,
+    /// The time each divergence may take to shrink (`None`: no limit);
+    /// once spent, the smallest case found so far is reported as such.
+    pub shrink_time: Option<std::time::Duration>,
     /// The share of the campaign to run.
     pub shard: Shard,
 }

@@ -1,22 +1,24 @@
 //! Shrinking a divergence: by a generated case's value tree, then by
-//! halves, then greedily, on the copy that found it.
+//! halves, then greedily, on the copy that found it, within a time budget.
 
 use std::collections::{BTreeSet, VecDeque};
+use std::time::Instant;
 
 use proptest::strategy::{Strategy, ValueTree};
 
 use super::ddmin::{self, Halt};
 use super::examine::examine;
-use super::pipeline::{Done, InFlight, ShrinkJob};
-use super::report::{Config, FaultReport, Vector};
+use super::pipeline::{Done, InFlight, ShrinkJob, ShrunkJob};
+use super::report::{Config, FaultReport, ShrinkEnd, Vector};
 use crate::gen;
 use crate::harness::{Fault, Process};
 use crate::judge::Options;
 use crate::wire::Case;
 
-/// Shrinks the divergence of `job` on `process`. The replies to the cases
-/// still in flight come before any shrinking step's: they are read first
-/// and judged in their turn; if one is a fault, nothing is shrunk.
+/// Shrinks the divergence of `job` on `process`, within the time budget
+/// ([`Config::shrink_time`]). The replies to the cases still in flight
+/// come before any shrinking step's: they are read first and judged in
+/// their turn; if one is a fault, nothing is shrunk.
 pub(super) fn shrink_job<S: Strategy<Value = Case>>(
     process: &mut Process,
     strategy: &S,
@@ -35,18 +37,28 @@ pub(super) fn shrink_job<S: Strategy<Value = Case>>(
         }
     }
     if faulted {
-        return Done::Shrunk {
+        return Done::Shrunk(ShrunkJob {
             minimal: None,
             fault: None,
             requests: 0,
-        };
+            end: ShrinkEnd::Fault,
+            seconds: None,
+        });
     }
     let before = process.requests;
+    let started = Instant::now();
+    // A budget no clock reaches is no budget.
+    let deadline = config.shrink_time.and_then(|t| started.checked_add(t));
     let max = config.max_shrink_iters;
     let fixed = usize::try_from(job.position)
         .ok()
         .and_then(|p| config.fixed.get(p));
-    let mut shows = |case: &Case| still_shows(process, case, &job.target, options);
+    let mut shows = |case: &Case| {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(Cut::Time);
+        }
+        still_shows(process, case, &job.target, options)
+    };
     let (minimal, end) = match fixed {
         Some(f) => shrink_fixed(&f.case, max, &mut shows),
         None => match gen::tree_at(
@@ -58,11 +70,13 @@ pub(super) fn shrink_job<S: Strategy<Value = Case>>(
             Err(_) => (None, End::Minimal),
         },
     };
-    let fault = match end {
-        End::Minimal | End::Tries => None,
-        End::Cut(Cut::Fault(f, case)) => Some((f, case)),
+    let (end, fault) = match end {
+        End::Minimal => (ShrinkEnd::Minimal, None),
+        End::Tries => (ShrinkEnd::Tries, None),
+        End::Cut(Cut::Time) => (ShrinkEnd::Time, None),
+        End::Cut(Cut::Fault(f, case)) => (ShrinkEnd::Fault, Some((f, case))),
     };
-    Done::Shrunk {
+    Done::Shrunk(ShrunkJob {
         minimal,
         fault: fault.map(|(f, case)| FaultReport {
             code: f.code().into(),
@@ -71,14 +85,18 @@ pub(super) fn shrink_job<S: Strategy<Value = Case>>(
             position: job.position,
         }),
         requests: process.requests - before,
-    }
+        seconds: (end == ShrinkEnd::Time).then(|| started.elapsed().as_secs_f64()),
+        end,
+    })
 }
 
 /// What cuts shrinking short: a fault of the process, with the case that
-/// caused it.
+/// caused it, or the time budget spent.
 pub(super) enum Cut {
     /// The process broke on this case.
     Fault(Fault, Case),
+    /// The budget was spent before this try.
+    Time,
 }
 
 /// How shrinking ended.
@@ -87,7 +105,7 @@ pub(super) enum End {
     Minimal,
     /// The greedy pass reached its limit of tries first.
     Tries,
-    /// A fault cut it short.
+    /// A fault or the time budget cut it short.
     Cut(Cut),
 }
 
@@ -549,5 +567,50 @@ mod tests {
             result.get("x").is_some() || result.get("y").is_none_or(|y| y == "")
         };
         shrinks_to_a_minimum(&case, &shows, "x and y");
+    }
+
+    /// A budget spent after any number of tries ends shrinking there, by
+    /// its tree, by halves or greedily, with the vectors of the last case
+    /// found to show the divergence (none before the first), and no try
+    /// after it; a budget that outlasts shrinking changes nothing. The
+    /// divergence stands in for `serve --fault trim-type`'s.
+    #[test]
+    fn a_spent_budget_ends_shrinking_with_the_smallest_case_so_far() {
+        let shows = trims_type;
+        let strategy = gen::case();
+        let position = (0..2000)
+            .find(|&p| shows(&gen::case_at(&strategy, 1, p).unwrap()))
+            .expect("a case that shows it");
+        // Shrinks with a budget of `budget` tries: how it ended, the case
+        // of the vectors it gave, the last case shown, and the tries made.
+        let with_budget = |budget: usize| {
+            let (mut tries, mut last) = (0, None);
+            let mut tree = gen::tree_at(&strategy, 1, position).unwrap();
+            let (found, end) = shrink(&mut tree, 1024, |case| {
+                if tries == budget {
+                    return Err(Cut::Time);
+                }
+                tries += 1;
+                if !shows(case) {
+                    return Ok(None);
+                }
+                last = Some(case.clone());
+                Ok(Some(vec![vector(case.clone(), Vec::new(), Value::Null)]))
+            });
+            let found = found.map(|vectors| vectors[0].case.clone());
+            (end, found, last, tries)
+        };
+        let (end, unbounded, _, all) = with_budget(usize::MAX);
+        assert!(matches!(end, End::Minimal));
+        assert!(all > 20, "{all} tries");
+        for budget in (0..all).step_by(7).chain([all - 1]) {
+            let (end, found, last, tries) = with_budget(budget);
+            assert!(matches!(end, End::Cut(Cut::Time)), "budget {budget}");
+            assert_eq!(tries, budget);
+            assert_eq!(found, last, "budget {budget}");
+        }
+        let (end, found, _, tries) = with_budget(all);
+        assert!(matches!(end, End::Minimal));
+        assert_eq!((found, tries), (unbounded, all));
     }
 }

@@ -896,6 +896,7 @@ fn cpu() {
             ..Options::default()
         },
         max_shrink_iters: 1024,
+        shrink_time: None,
         shard: Shard::WHOLE,
     };
     // The oracle's CPU per case against `serve`'s, `runs` runs: the median

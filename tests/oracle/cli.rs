@@ -450,43 +450,47 @@ fn hostile_input() {
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
 
-/// A `--timeout` too long for a `Duration` is refused in one line; one
-/// that a `Duration` holds but no deadline can reach is no timeout at all,
-/// and the run goes on as usual.
+/// A `--timeout` or `--shrink-time` too long for a `Duration` is refused
+/// in one line; one that a `Duration` holds but no deadline can reach is
+/// no limit at all, and the run goes on as usual. `--shrink-time` may be
+/// 0 (nothing is shrunk), not negative or not a number.
 #[test]
 fn diff_takes_any_timeout_without_a_panic() {
     let save = std::env::temp_dir().join(format!("rt-tool-3-timeout-{}.json", std::process::id()));
     let save = save.display().to_string();
-    let diff = |timeout: &str| {
+    let diff = |flag: &str, seconds: &str| {
+        let flag = format!("--{flag}={seconds}");
         let args = [
-            "diff",
-            "--cases",
-            "2",
-            "--seed",
-            "1",
-            "--save",
-            &save,
-            "--timeout",
-            timeout,
+            "diff", "--cases", "2", "--seed", "1", "--save", &save, &flag,
         ];
         let out = run(&args, b"");
         let err = String::from_utf8_lossy(&out.stderr).into_owned();
         (out.status.code(), err)
     };
-    for too_long in ["1e300", "1.8446744073709552e19"] {
-        let (code, err) = diff(too_long);
-        assert_eq!(code, Some(2), "{too_long}: {err}");
-        assert_eq!(err.lines().count(), 1, "{too_long}: {err}");
-        assert!(
-            err.contains("--timeout") && err.contains("too long"),
-            "{err}"
-        );
+    for flag in ["timeout", "shrink-time"] {
+        for too_long in ["1e300", "1.8446744073709552e19"] {
+            let (code, err) = diff(flag, too_long);
+            assert_eq!(code, Some(2), "{flag} {too_long}: {err}");
+            assert_eq!(err.lines().count(), 1, "{flag} {too_long}: {err}");
+            assert!(err.contains(flag) && err.contains("too long"), "{err}");
+        }
+        for not_seconds in ["-1", "NaN", "inf"] {
+            let (code, err) = diff(flag, not_seconds);
+            assert_eq!(code, Some(2), "{flag} {not_seconds}: {err}");
+            assert_eq!(err.lines().count(), 1, "{flag} {not_seconds}: {err}");
+            assert!(err.contains(flag) && err.contains("must be a"), "{err}");
+        }
+        for long in ["1e19", "1e12", "0.5"] {
+            let (code, err) = diff(flag, long);
+            assert_eq!(code, Some(0), "{flag} {long}: {err}");
+            assert!(err.is_empty(), "{flag} {long}: {err}");
+        }
     }
-    for long in ["1e19", "1e12", "0.5"] {
-        let (code, err) = diff(long);
-        assert_eq!(code, Some(0), "{long}: {err}");
-        assert!(err.is_empty(), "{long}: {err}");
-    }
+    let (code, err) = diff("shrink-time", "0");
+    assert_eq!(code, Some(0), "--shrink-time 0: {err}");
+    let (code, err) = diff("timeout", "0");
+    assert_eq!(code, Some(2), "--timeout 0: {err}");
+    let _ = std::fs::remove_file(&save);
 }
 
 /// A surrogate pair, an escaped backslash before `ud800` and a plain `\u`

@@ -22,7 +22,7 @@ pub mod junit;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::diff::{Campaign, Report, VectorsRun};
+use crate::diff::{Campaign, Report, ShrinkEnd, VectorsRun};
 pub use crate::escape::{markup, markup_attr};
 use crate::judge::Clause;
 use crate::standing::{Standing, Status};
@@ -118,6 +118,10 @@ pub struct Example {
     /// When a sibling of the case showed it: which, as sent, and its run.
     #[serde(default)]
     pub sibling: Option<SiblingExample>,
+    /// How shrinking the case ended (`minimal` in a report of an oracle
+    /// that had no time budget).
+    #[serde(default)]
+    pub shrink_end: ShrinkEnd,
 }
 
 /// A sibling's run, read back.
@@ -234,6 +238,9 @@ impl Run {
                     expected: serde_json::to_value(&s.expected).unwrap_or_default(),
                     observed: s.observed.clone(),
                 }),
+                // A pinned vector's own case, shown as it is (`case`): no
+                // note of how far shrinking went.
+                shrink_end: ShrinkEnd::Minimal,
             });
         }
         Ok(run)

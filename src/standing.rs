@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::diff::{Report, Vector};
+use crate::diff::{Report, ShrinkEnd, Vector};
 use crate::escape::{fence, markdown};
 use crate::judge::{self, Cite, Clause};
 use crate::wire::Case;
@@ -67,10 +67,13 @@ pub struct Counterexample {
     /// When a sibling of the case showed it: which, as sent, and its run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sibling: Option<crate::diff::SiblingRun>,
+    /// How shrinking the case ended: `minimal`, or the limit that stopped
+    /// it first (the divergence's `shrink_end`).
+    pub shrink_end: ShrinkEnd,
 }
 
 impl Counterexample {
-    fn of(vector: &Vector, clause: Option<Clause>) -> Counterexample {
+    fn of(vector: &Vector, clause: Option<Clause>, shrink_end: ShrinkEnd) -> Counterexample {
         let (reason, codes): (Vec<String>, Vec<String>) = vector
             .violations
             .iter()
@@ -89,6 +92,7 @@ impl Counterexample {
             expected: vector.expected.clone(),
             observed: vector.observed.clone(),
             sibling: vector.sibling.clone(),
+            shrink_end,
         }
     }
 }
@@ -197,15 +201,17 @@ impl Standing {
                             })
                             .cloned()
                     };
-                    pick(&d.minimal).or_else(|| pick(&d.found))
+                    pick(&d.minimal)
+                        .map(|v| (v, d.shrink_end))
+                        .or_else(|| pick(&d.found).map(|v| (v, ShrinkEnd::Pending)))
                 })
         };
         let clauses = if complete {
             Clause::ALL
                 .into_iter()
                 .map(|clause| {
-                    let counterexample =
-                        first(clause.id()).map(|v| Counterexample::of(&v, Some(clause)));
+                    let counterexample = first(clause.id())
+                        .map(|(v, end)| Counterexample::of(&v, Some(clause), end));
                     let cases = report.tally.get(clause);
                     let skipped = report.skipped_tally.get(clause);
                     let status = match (&counterexample, cases, skipped) {
@@ -247,7 +253,7 @@ impl Standing {
             fault: report.fault.as_ref().map(|f| f.message.clone()),
             fault_code: report.fault.as_ref().map(|f| f.code.clone()),
             errored: if complete {
-                first("errored").map(|v| Counterexample::of(&v, None))
+                first("errored").map(|(v, end)| Counterexample::of(&v, None, end))
             } else {
                 None
             },
@@ -397,6 +403,9 @@ impl Standing {
 /// sibling's, when a sibling showed it), each as a fenced JSON block.
 fn counterexample_md(md: &mut String, title: &str, x: &Counterexample) {
     let _ = write!(md, "\n### {title}\n\n");
+    if let Some(note) = x.shrink_end.note() {
+        let _ = writeln!(md, "The case below is {note}.\n");
+    }
     for r in &x.reason {
         let _ = writeln!(md, "- {}", markdown(r));
     }

@@ -181,10 +181,14 @@ fn example(html: &mut String, id: &str, heading: &str, x: &Example) {
         let _ = writeln!(html, "<p>Codes: <code>{}</code></p>", markup(&codes));
     }
     let (expected, observed) = marked(&json_pretty(&x.expected), &json_pretty(&x.observed));
+    let caption = x.shrink_end.note().map_or_else(
+        || "Minimal case".to_owned(),
+        |note| format!("The case: {note}"),
+    );
     let _ = writeln!(
         html,
         "<div class=\"sides\">\n\
-         <figure><figcaption>Minimal case</figcaption><pre>{}</pre></figure>\n\
+         <figure><figcaption>{caption}</figcaption><pre>{}</pre></figure>\n\
          <figure><figcaption>Expected outcome (the reference)</figcaption><pre>{expected}</pre></figure>\n\
          <figure><figcaption>Observed outcome</figcaption><pre>{observed}</pre></figure>\n\
          </div>\n\

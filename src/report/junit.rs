@@ -80,6 +80,13 @@ fn example_text(x: &Example, case: &str) -> String {
     if !codes.is_empty() {
         let _ = write!(text, "\ncodes: {codes}");
     }
+    let case = match x.shrink_end.note() {
+        Some(note) => {
+            let _ = write!(text, "\nthe case: {note}");
+            "case:"
+        }
+        None => case,
+    };
     let _ = write!(
         text,
         "\n\n{case:<13} {}\nexpected:     {}\nobserved:     {}\n",

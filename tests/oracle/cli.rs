@@ -1496,6 +1496,7 @@ mod hostile {
             expected: expected.clone(),
             observed,
             sibling: None,
+            shrink_end: rt_tool_3::diff::ShrinkEnd::Minimal,
         };
         // The errored case: shown on its marked sibling, hostile as well.
         let errored = Counterexample {

@@ -1,5 +1,6 @@
 //! The oracle as users run it, one process or more: the command line,
-//! `diff` against `serve` (conforming, faulty, stuck), campaigns and shards.
+//! `diff` against `serve` (conforming, faulty, stuck), campaigns and shards,
+//! shrinking a large case in bounded time.
 //! The full fault catalogue is `tests/catalogue/`, run by `.ci/run`.
 
 #[path = "../support/mod.rs"]
@@ -8,3 +9,4 @@ mod support;
 mod campaign;
 mod cli;
 mod oracle;
+mod shrink;

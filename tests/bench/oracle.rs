@@ -36,10 +36,13 @@
 //!   build's, both driving the older build's `serve`, so that a change to
 //!   code the two sides share is seen on the oracle's side alone; a turn
 //!   on each of seeds 3 to 10, so that two builds whose streams differ
-//!   are held to as many seeds' worth of cases.
+//!   are held to as many seeds' worth of cases;
+//! - shrinking (`shrink-large`, `shrink-faults`, in `shrink.rs`): a
+//!   divergence in one number of 200,000 timed whole, and against an older
+//!   build every clause fault's shrinking, its requests and minimal cases.
 //!
 //! `cargo bench -- NAME` runs only the benchmarks named `large`, `small`,
-//! `harness`, `cpu`, `jobs`, `memory`, `compare`, `hostile-reversed`, `hostile-repeated`,
+//! `harness`, `cpu`, `jobs`, `memory`, `compare`, `shrink-large`, `shrink-faults`, `hostile-reversed`, `hostile-repeated`,
 //! `hostile-reversed-10x`, `hostile-repeated-10x`, `hostile-foreign`,
 //! `hostile-near`, and `hostile-long-data`, `hostile-long-payload`,
 //! `hostile-long-other`, `hostile-shared`, `hostile-calls`, `hostile-keys`,
@@ -61,6 +64,8 @@ use rt_tool_3::{gen, model, wire::Case};
 use serde_json::{json, Value};
 
 const BIN: &str = env!("CARGO_BIN_EXE_rt-tool-3");
+
+mod shrink;
 
 /// The allocator of the command line, so that `diff` run in this process
 /// costs what the command costs.
@@ -176,6 +181,12 @@ fn main() {
     }
     if wanted("main-job") {
         main_job();
+    }
+    if wanted("shrink-large") {
+        shrink::large(&dir);
+    }
+    if wanted("shrink-faults") {
+        shrink::faults();
     }
     hostile(&dir, &wanted);
     let _ = std::fs::remove_dir_all(&dir);

@@ -104,7 +104,7 @@ pub fn typed_entry() -> BoxedStrategy<Value> {
     (
         one_of![3 => artifact_type().prop_map(|t| Some(Value::String(t))), 2 => maybe_any()],
         one_of![3 => payload().prop_map(Some), 2 => maybe_any()],
-        one_of![2 => Just(None), 1 => spoofed_id().prop_map(Some), 1 => maybe_any()],
+        one_of![1 => Just(None), 1 => spoofed_id().prop_map(Some), 2 => maybe_any()],
         proptest::option::weighted(
             0.3,
             (
@@ -135,7 +135,7 @@ pub fn typed_entry() -> BoxedStrategy<Value> {
 /// or the JSON text of a list of entries; or a scalar.
 pub fn typed_entries(t: JsonType) -> BoxedStrategy<Value> {
     match t {
-        JsonType::Array => vec(one_of![3 => typed_entry(), 1 => any_type()], 0..=3)
+        JsonType::Array => vec(one_of![3 => typed_entry(), 1 => any_type()], 0..=4)
             .prop_map(Value::Array)
             .boxed(),
         JsonType::Object => one_of![
@@ -165,8 +165,7 @@ fn any_entries() -> BoxedStrategy<Value> {
 /// [`typed_entries`], in about a third of results), `error`, `artifacts`
 /// ([`typed_entries`]), and up to two other keys, decoys or keys the rule
 /// never names. A result that is not an object comes too, one in twenty.
-/// Spoofed ids are marks until [`typed_case`] (or [`assemble`]) makes
-/// them ids.
+/// Spoofed ids are marks until [`typed_case`] makes them ids.
 pub fn typed_result() -> BoxedStrategy<Value> {
     let data = one_of![
         2 => maybe_any(),
@@ -212,6 +211,50 @@ pub fn typed_case() -> BoxedStrategy<Case> {
         .boxed()
 }
 
+/// The places of a result [`typed_result`] draws in every type, as
+/// [`typed_places`] names them: the result itself, its `success`, `data`,
+/// `error` and `artifacts`, the reserved key of `data`, each entry's
+/// `type`, `payload` and `tool_call_id`, and any other key of the result.
+pub const TYPED_PLACES: [&str; 10] = [
+    "result",
+    "success",
+    "data",
+    "error",
+    "artifacts",
+    "reserved",
+    "type",
+    "payload",
+    "tool_call_id",
+    "other",
+];
+
+/// Each place ([`TYPED_PLACES`]) a result holds a value at, with that value's
+/// type: `("reserved", JsonType::Object)` for a `data` whose reserved key
+/// holds an object. An entry's places are read in an `artifacts` array.
+pub fn typed_places(result: &Value) -> Vec<(&'static str, JsonType)> {
+    let mut found = vec![("result", JsonType::of(result))];
+    let mut at = |place: &'static str, v: Option<&Value>| {
+        found.extend(v.map(|v| (place, JsonType::of(v))));
+    };
+    for key in ["success", "data", "error", "artifacts"] {
+        at(key, result.get(key));
+    }
+    let data = result.get("data").filter(|d| d.is_object());
+    at("reserved", data.and_then(|d| d.get(RESERVED_KEY)));
+    let entries = result.get("artifacts").and_then(Value::as_array);
+    for e in entries.into_iter().flatten() {
+        for key in ["type", "payload", "tool_call_id"] {
+            at(key, e.get(key));
+        }
+    }
+    for (k, v) in result.as_object().into_iter().flatten() {
+        if !["success", "data", "error", "artifacts"].contains(&k.as_str()) {
+            at("other", Some(v));
+        }
+    }
+    found
+}
+
 /// RT-TOOL-2's reserved key, which [`typed_result`] puts in `data`.
 const RESERVED_KEY: &str = crate::wire::RESERVED_KEY;
 
@@ -220,35 +263,6 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
-
-    /// The place of a typed result, and its type, each place holds.
-    fn places(result: &Value, seen: &mut BTreeSet<(&'static str, JsonType)>) {
-        let mut at = |place: &'static str, v: Option<&Value>| {
-            if let Some(v) = v {
-                seen.insert((place, JsonType::of(v)));
-            }
-        };
-        at("result", Some(result));
-        for key in ["success", "data", "error", "artifacts"] {
-            at(key, result.get(key));
-        }
-        at(
-            "reserved",
-            result.get("data").and_then(|d| d.get(RESERVED_KEY)),
-        );
-        let entries = result.get("artifacts").and_then(Value::as_array);
-        for e in entries.into_iter().flatten() {
-            for key in ["type", "payload", "tool_call_id"] {
-                at(key, e.get(key));
-            }
-        }
-        let others = result.as_object().into_iter().flatten();
-        for (k, v) in others {
-            if !["success", "data", "error", "artifacts"].contains(&k.as_str()) {
-                at("other", Some(v));
-            }
-        }
-    }
 
     /// Every place of a result takes every JSON type within 400 cases,
     /// and a string under the reserved key is there to be leaked.
@@ -260,7 +274,7 @@ mod tests {
         for i in 0..400 {
             let case = case_at(&strategy, 7, i).expect("drawn");
             for call in &case.calls {
-                places(&call.result, &mut seen);
+                seen.extend(typed_places(&call.result));
                 let reserved = call.result.get("data").and_then(|d| d.get(RESERVED_KEY));
                 let mut long = false;
                 crate::judge::strings(reserved.unwrap_or(&Value::Null), &mut |s| {
@@ -269,19 +283,7 @@ mod tests {
                 long_reserved += usize::from(long);
             }
         }
-        let places = [
-            "result",
-            "success",
-            "data",
-            "error",
-            "artifacts",
-            "reserved",
-            "type",
-            "payload",
-            "tool_call_id",
-            "other",
-        ];
-        for place in places {
+        for place in TYPED_PLACES {
             for t in JsonType::ALL {
                 assert!(seen.contains(&(place, t)), "{place} never {t:?}");
             }

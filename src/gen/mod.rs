@@ -91,6 +91,7 @@ mod plain;
 mod ranges;
 mod results;
 mod stream;
+mod typed;
 mod union;
 
 pub use self::canary::*;
@@ -108,4 +109,5 @@ pub use self::plain::*;
 pub use self::ranges::{significant_digits, Ranges};
 pub use self::results::*;
 pub use self::stream::*;
+pub use self::typed::*;
 use self::union::one_of;

@@ -48,6 +48,13 @@ pub enum Fault {
     FailedErrorProse,
     /// Renders `data` with RT-TOOL-2's reserved `artifacts` key left in.
     ReservedInProse,
+    /// Lifts RT-TOOL-2's reserved `artifacts` key off `data` only when it
+    /// holds a list, and renders `data` with it left in when it holds
+    /// anything else (an object, a string …), as `if
+    /// isinstance(data.get("artifacts"), list): data.pop("artifacts")`
+    /// does (breaks `RT-TOOL-3 ¶3`: the reserved key never reaches the
+    /// prose, whatever it holds).
+    ReservedListOnly,
     /// Delivers the artifacts of a call whose `success` is truthy the way
     /// JavaScript reads it (`"false"`, `"yes"`, `1`), not only `true`.
     TruthySuccess,
@@ -310,9 +317,9 @@ impl Fault {
             ExposedByDefault | ExposeWithArtifacts | AlwaysHidden | StickyExposure
             | ResultExposure => Some(Clause::NotExposedByDefault),
             LeakPayload | DecoyProse | CountInProse | SwapProse | ErrorInProse
-            | FailedErrorProse | ReservedInProse | StringifyResult | ResultMinusArtifacts
-            | ArtifactsWhenEmpty | MergedProse | ResourceLinkProse | MetaProse
-            | FrameworkTextProse | ProseCacheById | PositionInProse | SharedBudget
+            | FailedErrorProse | ReservedInProse | ReservedListOnly | StringifyResult
+            | ResultMinusArtifacts | ArtifactsWhenEmpty | MergedProse | ResourceLinkProse
+            | MetaProse | FrameworkTextProse | ProseCacheById | PositionInProse | SharedBudget
             | DedupeProse => Some(Clause::ProseFromData),
             HiddenDrops | StripHidden | HiddenDropsMedia | DropWhenAuthorHides
             | DropWhenUndecided => Some(Clause::DeliveryRegardless),
@@ -370,8 +377,8 @@ impl Fault {
             }
             AlwaysHidden => &[Code::ExposureOverridden],
             LeakPayload | DecoyProse | ErrorInProse | FailedErrorProse | ReservedInProse
-            | StringifyResult | ResultMinusArtifacts | ArtifactsWhenEmpty | ResourceLinkProse
-            | MetaProse | FrameworkTextProse => &[Code::ProseCanary],
+            | ReservedListOnly | StringifyResult | ResultMinusArtifacts | ArtifactsWhenEmpty
+            | ResourceLinkProse | MetaProse | FrameworkTextProse => &[Code::ProseCanary],
             // A prose numbered by place keeps the first call's number when
             // that call is sent alone.
             CountInProse | ProseCacheById | PositionInProse => &[Code::ProseChanged],

@@ -45,7 +45,8 @@ pub(super) fn rebuilt(case: &Case, fault: Fault, value: &mut Value) {
         Fault::StringifyResult
         | Fault::ResultMinusArtifacts
         | Fault::ArtifactsWhenEmpty
-        | Fault::ResourceLinkProse => prose_from_more(case, fault, value),
+        | Fault::ResourceLinkProse
+        | Fault::ReservedListOnly => prose_from_more(case, fault, value),
         Fault::MergedProse => {
             let mut list = messages(value);
             let all: Vec<&str> = list.iter().filter_map(|m| m["content"].as_str()).collect();
@@ -212,10 +213,12 @@ fn parsed_artifacts_string(case: &Case, value: &mut Value) {
 }
 
 /// [`Fault::StringifyResult`], [`Fault::ResultMinusArtifacts`],
-/// [`Fault::ArtifactsWhenEmpty`] and [`Fault::ResourceLinkProse`]: a prose
-/// built from more than `data`: the whole result, the result less its
-/// artifacts, the artifacts' strings when `data` is empty, or the prose
-/// with a link for each artifact's `url`.
+/// [`Fault::ArtifactsWhenEmpty`], [`Fault::ResourceLinkProse`] and
+/// [`Fault::ReservedListOnly`]: a prose built from more than `data`:
+/// the whole result, the result less its artifacts, the artifacts' strings
+/// when `data` is empty, the prose with a link for each artifact's `url`,
+/// or `data` rendered with its reserved key left in when that holds no
+/// list.
 fn prose_from_more(case: &Case, fault: Fault, value: &mut Value) {
     let mut list = messages(value);
     for (m, call) in list.iter_mut().zip(&case.calls) {
@@ -230,6 +233,16 @@ fn prose_from_more(case: &Case, fault: Fault, value: &mut Value) {
                 }
                 result.to_string().into()
             }
+            Fault::ReservedListOnly => match call.result.get("data") {
+                // The reference rendering of `data` with the reserved key
+                // in: it holds two keys or more, or that key alone.
+                Some(data @ Value::Object(o))
+                    if o.get(model::RESERVED_KEY).is_some_and(|r| !r.is_array()) =>
+                {
+                    model::sorted_compact_json(data).into()
+                }
+                _ => continue,
+            },
             Fault::ArtifactsWhenEmpty => {
                 let empty = matches!(call.result.get("data"), None | Some(Value::Null))
                     || call.result["data"] == json!("");

@@ -980,22 +980,56 @@ ref.main()
 }
 
 /// What `check` finds of ¶3 in one outcome, `diff` finds on the same case:
-/// over the first 200 generated cases of seed 1 and every stateless ¶3
-/// fault of `serve`, whenever `check` cites ¶3 on the outcome the faulty
-/// server returns for a case, `diff` examining that case against that
-/// server reports a divergence citing ¶3.
+/// over the first 200 generated cases of seed 1, and 300 cases whose every
+/// place of a result takes every JSON type (`gen::typed_case`), and every
+/// stateless ¶3 fault of `serve`, whenever `check` cites ¶3 on the outcome
+/// the faulty server returns for a case, `diff` examining that case
+/// against that server reports a divergence citing ¶3.
+///
+/// It cannot pass for want of such outcomes: each place of a result is
+/// drawn in each type (`gen::TYPED_PLACES`), and for each type of the
+/// reserved key of `data` that can hold a string (a
+/// string, an array, an object) `check` finds a string of the reserved
+/// key in the prose of `reserved-in-prose` (which renders the key
+/// whatever it holds), and for a string and an object in that of
+/// `reserved-list-only` (which lifts a list only), and `diff`
+/// agrees. A null, a boolean or a number under the key holds nothing a
+/// leak scan looks for (it looks for strings), and is held to agreement
+/// like the rest.
 #[test]
 fn diff_finds_every_prose_leak_check_finds_in_one_outcome() {
+    use std::collections::{BTreeMap, BTreeSet};
+
     use clap::ValueEnum;
+    use rt_tool_3::gen::{self, JsonType};
     use rt_tool_3::harness::{Limits, Process};
     use rt_tool_3::judge::{self, Clause, Options};
     use rt_tool_3::serve::{self, Fault};
     let bin = env!("CARGO_BIN_EXE_rt-tool-3");
+    let typed = gen::typed_case();
+    let cases: Vec<rt_tool_3::wire::Case> = gen::cases(1)
+        .take(200)
+        .chain((0..300).map(|i| gen::case_at(&typed, 1, i).expect("a typed case")))
+        .collect();
+    // Every place of a result in every type, the reserved key's too.
+    let drawn: BTreeSet<(&str, JsonType)> = cases
+        .iter()
+        .flat_map(|case| &case.calls)
+        .flat_map(|call| gen::typed_places(&call.result))
+        .collect();
+    for place in gen::TYPED_PLACES {
+        for t in JsonType::ALL {
+            assert!(drawn.contains(&(place, t)), "{place} never {t:?}");
+        }
+    }
     let faults = Fault::value_variants()
         .iter()
         .copied()
         .filter(|f| f.clause() == Some(Clause::ProseFromData) && *f != Fault::ProseCacheById);
     let mut agreed = 0;
+    // For each fault, the types of the reserved key whose strings `check`
+    // found in a prose, `diff` agreeing.
+    let mut leaked: BTreeMap<String, BTreeSet<JsonType>> = BTreeMap::new();
     for fault in faults {
         let name = fault
             .to_possible_value()
@@ -1004,14 +1038,15 @@ fn diff_finds_every_prose_leak_check_finds_in_one_outcome() {
             .to_owned();
         let command = [bin, "serve", "--fault", &name].map(str::to_owned);
         let mut process = Process::start(&command, Limits::default()).expect("serve starts");
-        for case in rt_tool_3::gen::cases(1).take(200) {
-            let observed = serve::outcome(&case, Some(fault));
-            let one = judge::judge(&case, &observed, Options::default()).expect("an outcome");
-            if !one
+        for case in &cases {
+            let observed = serve::outcome(case, Some(fault));
+            let one = judge::judge(case, &observed, Options::default()).expect("an outcome");
+            let prose: Vec<&judge::Violation> = one
                 .violations
                 .iter()
-                .any(|v| v.clause == Clause::ProseFromData)
-            {
+                .filter(|v| v.clause == Clause::ProseFromData)
+                .collect();
+            if prose.is_empty() {
                 continue;
             }
             let options = Options {
@@ -1019,7 +1054,7 @@ fn diff_finds_every_prose_leak_check_finds_in_one_outcome() {
                 ..Options::default()
             };
             let examined =
-                rt_tool_3::diff::examine(&mut process, &case, options).expect("serve answers");
+                rt_tool_3::diff::examine(&mut process, case, options).expect("serve answers");
             let cited = examined
                 .vectors
                 .iter()
@@ -1029,12 +1064,40 @@ fn diff_finds_every_prose_leak_check_finds_in_one_outcome() {
                 cited,
                 "{name}: check cites ¶3 ({:?}) and diff does not, on {}",
                 one.violations,
-                serde_json::to_string(&case).unwrap_or_default()
+                serde_json::to_string(case).unwrap_or_default()
             );
             agreed += 1;
+            // Each call whose reserved key a string of that prose came from.
+            for call in &case.calls {
+                let whose = format!(
+                    "the reserved `artifacts` key of call {}'s data",
+                    call.tool_call_id
+                );
+                if prose.iter().any(|v| v.place.from.as_ref() == Some(&whose)) {
+                    let key = &call.result["data"][rt_tool_3::model::RESERVED_KEY];
+                    leaked
+                        .entry(name.clone())
+                        .or_default()
+                        .insert(JsonType::of(key));
+                }
+            }
         }
     }
-    assert!(agreed >= 100, "only {agreed} outcomes with a ¶3 finding");
+    assert!(agreed >= 200, "only {agreed} outcomes with a ¶3 finding");
+    use JsonType::{Array, Object, String as Text};
+    let want = [
+        ("reserved-in-prose", vec![Text, Array, Object]),
+        ("reserved-list-only", vec![Text, Object]),
+    ];
+    for (fault, types) in want {
+        let seen = leaked.get(fault).cloned().unwrap_or_default();
+        for t in types {
+            assert!(
+                seen.contains(&t),
+                "{fault}: no reserved {t:?} leaked: {leaked:?}"
+            );
+        }
+    }
 }
 
 /// Every warning names the case that gave it, in the text and in `--json`,

@@ -11,7 +11,7 @@ use super::clauses::Judge;
 use super::findings::quoted;
 use super::json::{first_difference, json_eq, json_hash, Eq};
 use super::pool::Expected;
-use super::pool::{lenient_landed, read_back, Payload, Pool, Source, Sources};
+use super::pool::{read_back, Payload, Pool, Source, Sources};
 use super::written::Written;
 use crate::code::{self, Code, Place};
 use crate::model;
@@ -90,24 +90,11 @@ impl<'v> Unmatched<'v> {
 }
 
 impl<'a> Judge<'a> {
-    /// What may land on the port: in the strict zone (and over the floors
-    /// alone) exactly the reference, in the lenient zone any of what each
-    /// call could be said to have produced.
-    pub(super) fn may_land<'r>(&self, reference: &'r [Expected<'r>]) -> Cow<'r, [Expected<'r>]>
-    where
-        'a: 'r,
-    {
-        if self.determined() {
-            Cow::Borrowed(reference)
-        } else {
-            Cow::Owned(lenient_landed(self.case))
-        }
-    }
-
-    /// Whether what must land is known: the reference in the strict zone,
-    /// and over the floors alone, where a bound may drop some of it.
-    pub(super) fn determined(&self) -> bool {
-        self.strict || self.bounded
+    /// Whether artifact `p` of the pool is owed: its call's result is of
+    /// RT-TOOL-1's shape ([`model::of_rt_tool_1_shape`]).
+    fn owed(&self, pool: &Pool<'_>, p: usize) -> bool {
+        let call = self.call_of.get(pool.artifacts[p].tool_call_id);
+        call.is_some_and(|&c| self.owes[c])
     }
 
     /// The port's entries, about to be read.
@@ -158,7 +145,8 @@ impl<'a> Judge<'a> {
     /// Clause 1 and RT-TOOL-2 (and clause 4 where one outcome shows it,
     /// and RT-TOOL-6 above the floors) once every entry of the port is read:
     /// what is wrong with each that matched nothing, the order within each
-    /// call, and what is missing.
+    /// call, and what is missing of what the calls of RT-TOOL-1's shape owe
+    /// (whatever the other calls returned).
     pub(super) fn port_end(&mut self, run: PortRun<'_, '_>, exposed: Option<bool>) {
         let PortRun {
             mut pool,
@@ -178,17 +166,23 @@ impl<'a> Judge<'a> {
             }
         }
         self.order_within_calls(pool.artifacts, &order);
-        if !self.determined() {
-            return;
-        }
         let missing: Vec<usize> = (0..pool.artifacts.len())
-            .filter(|&p| !pool.used[p])
+            .filter(|&p| !pool.used[p] && self.owed(&pool, p))
             .collect();
-        if self.bounded {
-            return self.bounds(&pool, &missing);
+        // Within the floors, each call's lenient pool counted at its
+        // largest, every owed artifact is owed; over them, each one a bound
+        // may not drop. Measured only when one is missing.
+        if !missing.is_empty() {
+            if model::floor_reasons(self.case, &|p| model::encoded_len(p)).is_empty() {
+                self.missing_artifacts(&pool, missing, exposed == Some(false));
+            } else {
+                self.bounds(&pool, &missing);
+            }
         }
-        self.missing_artifacts(&pool, missing, exposed == Some(false));
-        if self.options.strict_order && !order.is_sorted() {
+        // The reference order is of the owed artifacts: what a call of
+        // another shape delivers may come anywhere.
+        if self.options.strict_order && !order.iter().filter(|&&p| self.owed(&pool, p)).is_sorted()
+        {
             let msg = "tool_artifacts is not in the reference order (call order, then each result's order)";
             let place = Place::key("tool_artifacts");
             self.violation(Code::ArtifactsOutOfOrder, place, msg.to_string());
@@ -218,9 +212,9 @@ impl<'a> Judge<'a> {
         self.violation(code, place, msg);
     }
 
-    /// Clause 1 where what must land is the reference: each artifact of it
-    /// missing from the port, a violation, or a warning where its payload
-    /// may not encode in the implementation's language (RT-TOOL-6).
+    /// Clause 1 within the floors: each owed artifact missing from the
+    /// port, a violation, or a warning where its payload may not encode in
+    /// the implementation's language (RT-TOOL-6).
     fn missing_artifacts(&mut self, pool: &Pool<'_>, missing: Vec<usize>, hidden: bool) {
         // A payload no double can hold may not encode in the
         // implementation's language: RT-TOOL-6 drops it with a warning.
@@ -258,14 +252,10 @@ impl<'a> Judge<'a> {
         }
     }
 
-    /// RT-TOOL-6 over the floors: every artifact missing from the port must
-    /// be one a conforming bound may have dropped ([`model::may_drop`]).
+    /// RT-TOOL-6 over the floors: every owed artifact missing from the port
+    /// must be one a conforming bound may have dropped ([`model::may_drop`])
+    /// beside every artifact the port holds, owed or not.
     fn bounds(&mut self, pool: &Pool<'_>, missing: &[usize]) {
-        // Nothing missing, nothing owed: the sizes below read every
-        // delivered payload whole.
-        if missing.is_empty() {
-            return;
-        }
         let (used, artifacts) = (&pool.used, pool.artifacts);
         let delivered = used.iter().filter(|&&u| u).count();
         let delivered_bytes: usize = (0..artifacts.len())
@@ -294,9 +284,13 @@ impl<'a> Judge<'a> {
             n => format!(" and {} more", n - 3),
         };
         let verb = if owed.len() == 1 { "is" } else { "are" };
+        let kept = (0..artifacts.len()).filter(|&p| self.owed(pool, p)).count();
+        let lenient = match artifacts.len() - kept {
+            0 => String::new(),
+            n => format!(" and {n} entries calls not of RT-TOOL-1's shape may deliver"),
+        };
         let msg = format!(
-            "tool_artifacts holds {delivered} of the run's {} kept artifacts ({delivered_bytes} bytes at most), yet {}{more} {verb} missing: a bound may drop an artifact only once {} are kept or it no longer fits {} bytes, and the rest are still kept",
-            artifacts.len(),
+            "tool_artifacts holds {delivered} of the run's {kept} kept artifacts{lenient} ({delivered_bytes} bytes at most), yet {}{more} {verb} missing: a bound may drop an artifact only once {} are kept or it no longer fits {} bytes, and the rest are still kept",
             owed[..owed.len().min(3)].join(", "),
             model::floors::ARTIFACTS,
             model::floors::RUN_BYTES,

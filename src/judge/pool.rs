@@ -105,8 +105,12 @@ pub(super) enum Source<'v> {
         index: usize,
         entry: Held<'v>,
     },
-    /// An entry a call returned but RT-TOOL-2 drops: which, and why.
-    Dropped { entry: String, why: String },
+    /// An entry call `call` returned but RT-TOOL-2 drops: which, and why.
+    Dropped {
+        call: usize,
+        entry: String,
+        why: String,
+    },
     /// Nowhere in any call's artifacts.
     Nowhere,
 }
@@ -383,7 +387,11 @@ impl<'a> Sources<'a> {
                 }
             }
         };
-        Source::Dropped { entry: name, why }
+        Source::Dropped {
+            call,
+            entry: name,
+            why,
+        }
     }
 }
 

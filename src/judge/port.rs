@@ -419,12 +419,22 @@ impl<'a> Judge<'a> {
                 };
                 (Code::RepeatedArtifact, place, msg)
             }
+            // Under the id of a call that misses nothing of its type: the
+            // entry the call that returned it dropped, said under whose id.
             Source::Dropped {
+                call,
                 entry: dropped,
                 why,
             } => {
-                let msg = format!("tool_artifacts[{i}] is {dropped}, which RT-TOOL-2 drops: {why}");
-                (Code::DroppedEntryDelivered, entry, msg)
+                let under = match calls[call].tool_call_id == id {
+                    true => String::new(),
+                    false => format!(", under call {id}'s id"),
+                };
+                let msg = format!(
+                    "tool_artifacts[{i}] is {dropped}{under}, which RT-TOOL-2 drops: {why}"
+                );
+                let named = self.call_of.get(id).copied();
+                (Code::DroppedEntryDelivered, entry.of_call(named), msg)
             }
             Source::Nowhere => self.altered_or_unproduced(i, kind_, payload, id, entry, pool),
         };
@@ -504,7 +514,8 @@ impl<'a> Judge<'a> {
             None => {
                 let msg =
                     format!("tool_artifacts[{i}] ({kind_} {payload}) was produced by no call");
-                (Code::UnproducedArtifact, entry, msg)
+                let named = self.call_of.get(id).copied();
+                (Code::UnproducedArtifact, entry.of_call(named), msg)
             }
         }
     }
@@ -515,11 +526,16 @@ impl<'a> Judge<'a> {
     /// Two calls may return the same artifact. A kept one whose call still
     /// misses it explains the entry best (the first such call); then one of
     /// the call whose id the entry carries, a repeat or a dropped entry;
+    /// then, when that call still misses an artifact of the entry's `type`,
+    /// nothing ([`Source::Nowhere`]): the entry is that artifact, its
+    /// payload changed, and the finding is about the call the entry names;
     /// then any dropped one; then any repeat (the first of each, in call
     /// order). So when a failed call `c1` and a successful `c2` return the
     /// same link, the link under `c1`'s id is `c2`'s mislabelled while
     /// `c2`'s is missing from the port, and `c1`'s own dropped one while it
-    /// is there.
+    /// is there; and when `c2` returns another link, `c1`'s link under
+    /// `c2`'s id is `c2`'s link with its payload changed (¶1), not `c1`'s
+    /// delivered (RT-TOOL-2), which the entry does not claim.
     ///
     /// The kept entries are the pool's artifacts, in the same order, so the
     /// first unused artifact with this `type` and `payload` names the first
@@ -553,16 +569,20 @@ impl<'a> Judge<'a> {
         let found = match pool.unused(None, kind_, payload, hash) {
             // A kept entry whose call still misses it.
             Some((p, _)) => call_of(p).and_then(|&c| of_call(c)),
-            // The call's own, then any dropped one, then any repeat.
-            None => self
-                .call_of
-                .get(id)
-                .and_then(|&c| of_call(c))
-                .or_else(|| first(sources.dropped.get(&(kind_hash, hash))))
-                .or_else(|| {
-                    let p = pool.first(kind_, payload, hash)?;
-                    call_of(p).and_then(|&c| of_call(c))
-                }),
+            // The call's own; else, if that call still misses an artifact
+            // of this type, nothing (that artifact, altered); else any
+            // dropped one, then any repeat.
+            None => {
+                let own = self.call_of.get(id).and_then(|&c| of_call(c));
+                if own.is_none() && pool.unused_of_kind(id, kind_).is_some() {
+                    return Source::Nowhere;
+                }
+                own.or_else(|| first(sources.dropped.get(&(kind_hash, hash))))
+                    .or_else(|| {
+                        let p = pool.first(kind_, payload, hash)?;
+                        call_of(p).and_then(|&c| of_call(c))
+                    })
+            }
         };
         found.map_or(Source::Nowhere, |s| sources.source(self.case, s))
     }

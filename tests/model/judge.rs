@@ -1507,8 +1507,75 @@ fn the_same_artifact_from_two_calls_is_read_as_what_explains_it() {
         json!({"messages": msgs(&[("c1", "a"), ("c2", "b"), ("c3", "c")]), "exposed": false, "tool_artifacts": [image("c3")]}),
         DEFAULT,
         &[RT2],
-        &["tool_artifacts[0] is entry 0 of call c1's artifacts, which RT-TOOL-2 drops"],
+        &["tool_artifacts[0] is entry 0 of call c1's artifacts, under call c3's id, which RT-TOOL-2 drops"],
     );
+}
+
+/// An entry is about the call whose id it carries. Under `c2`'s id, a
+/// link whose payload is failed call `c1`'s is `c2`'s own link with its
+/// payload changed (¶1, charged to `c2`, its link used up), not `c1`'s
+/// artifact delivered (RT-TOOL-2), which the entry does not claim; so is a
+/// link whose payload is successful `c1`'s, delivered already. Only when
+/// `c2` misses nothing of the entry's type is it `c1`'s, said under whose
+/// id it came.
+#[test]
+fn an_entry_is_charged_to_the_call_it_names() {
+    let case = |c1_success: bool, c2_type: &str| {
+        json!({"calls": [
+            {"tool_call_id": "c1", "result": {"success": c1_success, "data": "a",
+                "artifacts": [{"type": "link", "payload": {"url": "https://example.com/one"}}]}},
+            {"tool_call_id": "c2", "result": {"success": true, "data": "b",
+                "artifacts": [{"type": c2_type, "payload": {"url": "https://example.com/two"}}]}}]})
+    };
+    let one = |id: &str| json!({"type": "link", "payload": {"url": "https://example.com/one"}, "tool_call_id": id});
+    let two = |t: &str| json!({"type": t, "payload": {"url": "https://example.com/two"}, "tool_call_id": "c2"});
+    let observed = |arts: Value| json!({"messages": msgs(&[("c1", "a"), ("c2", "b")]), "exposed": false, "tool_artifacts": arts});
+    const ALTERED: &[&str] =
+        &["tool_artifacts[0] (call c2, type link) has a payload that differs from the artifact's at /url"];
+    let rows: Vec<(Value, Value, &[Clause], &[&str])> = vec![
+        (case(false, "link"), observed(json!([one("c2")])), &[C1], ALTERED),
+        (
+            case(true, "link"),
+            observed(json!([one("c2"), one("c1")])),
+            &[C1],
+            ALTERED,
+        ),
+        // `c2` has no link left to explain it: `c1`'s, under `c2`'s id.
+        (
+            case(false, "file"),
+            observed(json!([one("c2"), two("file")])),
+            &[RT2],
+            &["tool_artifacts[0] is entry 0 of call c1's artifacts, under call c2's id, which RT-TOOL-2 drops: the call failed"],
+        ),
+        (
+            case(false, "link"),
+            observed(json!([two("link"), one("c2")])),
+            &[RT2],
+            &["tool_artifacts[1] is entry 0 of call c1's artifacts, under call c2's id, which RT-TOOL-2 drops"],
+        ),
+        // A kept artifact of `c1`, missing, under `c2`'s id: `c1`'s.
+        (
+            case(true, "link"),
+            observed(json!([one("c2"), two("link")])),
+            &[C1],
+            &["artifact 0 of call c1 carries tool_call_id c2"],
+        ),
+    ];
+    for (case, observed, clauses, says) in rows {
+        check(&case, observed, DEFAULT, clauses, says);
+    }
+    // Its place is `c2`'s link, the first entry's.
+    let failed = Case::from_json(case(false, "link").to_string().as_bytes()).expect("valid");
+    let judgement = judge(&failed, &observed(json!([one("c2")])), DEFAULT).expect("an outcome");
+    let found: Vec<(Code, &Place)> = (judgement.violations.iter())
+        .map(|v| (v.code, &v.place))
+        .collect();
+    let place = Place {
+        call: Some(1),
+        artifact: Some(0),
+        ..Place::entry(0, "/payload/url")
+    };
+    assert_eq!(found, [(Code::PayloadAltered, &place)]);
 }
 
 /// What explains an entry does not depend on where it sits on the port: a

@@ -964,6 +964,29 @@ fn a_lenient_call_beside_a_well_formed_one_keeps_its_safety_half() {
         o
     };
     check(&case, exact("the object", "two"), EXACT, &[], &[]);
+    // So is the reference order, under `--strict-order`: of the owed
+    // artifacts among themselves, a lenient call's may come anywhere.
+    let ordered = json!({"calls": [
+        {"tool_call_id": "c2", "result": {"success": true, "data": "two", "artifacts": [
+            {"type": "note", "payload": {"n": 1}}, {"type": "note", "payload": {"n": 2}}]}},
+        {"tool_call_id": "c1", "result": {"success": true, "data": "obj",
+            "artifacts": {"0": {"type": "link", "payload": {"url": "https://example.com/obj"}}}}}]});
+    let port = |arts: Value| json!({"messages": msgs(&[("c2", "two"), ("c1", "obj")]), "exposed": false, "tool_artifacts": arts});
+    let (one, two) = (note(1, "c2"), note(2, "c2"));
+    check(
+        &ordered,
+        port(json!([obj("c1"), one, two])),
+        STRICT_ORDER,
+        &[],
+        &[],
+    );
+    check(
+        &ordered,
+        port(json!([two, obj("c1"), one])),
+        STRICT_ORDER,
+        &[C1],
+        &["tool_artifacts is not in the reference order"],
+    );
     check(
         &case,
         exact("obj", "Two."),

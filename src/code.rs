@@ -155,7 +155,7 @@ codes! {
         "tool_artifacts[…] (call …, type …) is … of call … with … at …, a number no IEEE double can hold, delivered as …: RT-TOOL-6 drops an artifact whose payload does not encode, with a warning, and does not alter it (a payload passes through unchanged, RT-TOOL-3 ¶1)";
     DroppedWithinBounds = "dropped-within-bounds", Bounds, Violation,
         "over the floors, an owed artifact is missing that no bound may drop",
-        "tool_artifacts holds … of the run's … kept artifacts… (… bytes at most), yet … missing: a bound may drop an artifact only once … are kept or it no longer fits … bytes, and the rest are still kept";
+        "tool_artifacts holds … entries (… bytes at most) for the run's … kept artifacts…, yet … missing: a bound may drop an artifact only once … are kept or it no longer fits … bytes, and the rest are still kept";
     ErroredOverFloors = "errored-over-floors", Bounds, Violation,
         "the implementation errored on a run over RT-TOOL-6's floors, where the run is not failed (`diff`)",
         "the implementation errored on a run over RT-TOOL-6's floors (…): over a bound an artifact is dropped with a warning, and the run is not failed; it said: …";

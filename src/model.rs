@@ -193,8 +193,8 @@ pub mod floors {
 /// RT-TOOL-6 above the floors: whether an owed artifact (a kept one of a
 /// call of RT-TOOL-1's shape) that a run did not deliver may have been
 /// dropped by a conforming implementation, given how many artifacts the
-/// run did deliver and their encoded bytes (every one it delivered, those
-/// of calls of another shape included).
+/// run did deliver and their encoded bytes (every entry it delivered: of
+/// calls of another shape, and wrong ones, included).
 ///
 /// RT-TOOL-6 lets an implementation bound what one run collects, at or above
 /// the floors, and drop "with a warning" an artifact that does not encode or

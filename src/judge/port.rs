@@ -55,6 +55,14 @@ enum Parts<'v> {
 }
 
 impl<'v> Unmatched<'v> {
+    /// Its payload's longest plausible encoding ([`model::encoded_len`]).
+    fn encoded_len(&self) -> usize {
+        match &self.parts {
+            Parts::Borrowed(_, payload, _) => model::encoded_len(*payload),
+            Parts::Written { text, split, .. } => model::encoded_len(&read_back(&text[*split..])),
+        }
+    }
+
     /// Entry `i`'s parts; `None` if it lacks one (which
     /// [`Judge::entry_shape`] has said). A payload read apart from its
     /// entry ([`Written`]) is taken as written.
@@ -153,15 +161,19 @@ impl<'a> Judge<'a> {
             order,
             unmatched,
         } = run;
-        for Unmatched { i, parts, hash } in unmatched {
-            match parts {
+        for &Unmatched { i, ref parts, hash } in &unmatched {
+            match *parts {
                 Parts::Borrowed(kind_, payload, id) => {
                     self.diagnose(i, kind_, &Payload::Tree(payload), hash, id, &mut pool);
                 }
-                Parts::Written { text, split, id } => {
+                Parts::Written {
+                    ref text,
+                    split,
+                    ref id,
+                } => {
                     let (kind_, payload) = text.split_at(split);
                     let payload = Payload::Text(payload, OnceCell::new());
-                    self.diagnose(i, &read_back(kind_), &payload, hash, &id, &mut pool);
+                    self.diagnose(i, &read_back(kind_), &payload, hash, id, &mut pool);
                 }
             }
         }
@@ -176,7 +188,14 @@ impl<'a> Judge<'a> {
             if model::floor_reasons(self.case, &|p| model::encoded_len(p)).is_empty() {
                 self.missing_artifacts(&pool, missing, exposed == Some(false));
             } else {
-                self.bounds(&pool, &missing);
+                // What the port holds, every entry of the contract's
+                // shape, matched or not: an entry delivered altered is no
+                // drop (its own finding says what is wrong with it).
+                let bytes = (order.iter())
+                    .map(|&p| model::encoded_len(pool.artifacts[p].payload))
+                    .chain(unmatched.iter().map(Unmatched::encoded_len))
+                    .sum();
+                self.bounds(&pool, &missing, (order.len() + unmatched.len(), bytes));
             }
         }
         // The reference order is of the owed artifacts: what a call of
@@ -254,14 +273,10 @@ impl<'a> Judge<'a> {
 
     /// RT-TOOL-6 over the floors: every owed artifact missing from the port
     /// must be one a conforming bound may have dropped ([`model::may_drop`])
-    /// beside every artifact the port holds, owed or not.
-    fn bounds(&mut self, pool: &Pool<'_>, missing: &[usize]) {
-        let (used, artifacts) = (&pool.used, pool.artifacts);
-        let delivered = used.iter().filter(|&&u| u).count();
-        let delivered_bytes: usize = (0..artifacts.len())
-            .filter(|&p| used[p])
-            .map(|p| model::encoded_len(artifacts[p].payload))
-            .sum();
+    /// beside what the port holds, `(delivered, delivered_bytes)`: its
+    /// entries, owed, lenient or wrong, and their payloads' encoded bytes.
+    fn bounds(&mut self, pool: &Pool<'_>, missing: &[usize], held: (usize, usize)) {
+        let ((delivered, delivered_bytes), artifacts) = (held, pool.artifacts);
         let owed: Vec<String> = missing
             .iter()
             .filter(|&&p| {
@@ -290,7 +305,7 @@ impl<'a> Judge<'a> {
             n => format!(" and {n} entries calls not of RT-TOOL-1's shape may deliver"),
         };
         let msg = format!(
-            "tool_artifacts holds {delivered} of the run's {kept} kept artifacts{lenient} ({delivered_bytes} bytes at most), yet {}{more} {verb} missing: a bound may drop an artifact only once {} are kept or it no longer fits {} bytes, and the rest are still kept",
+            "tool_artifacts holds {delivered} entries ({delivered_bytes} bytes at most) for the run's {kept} kept artifacts{lenient}, yet {}{more} {verb} missing: a bound may drop an artifact only once {} are kept or it no longer fits {} bytes, and the rest are still kept",
             owed[..owed.len().min(3)].join(", "),
             model::floors::ARTIFACTS,
             model::floors::RUN_BYTES,

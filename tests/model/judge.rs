@@ -692,7 +692,7 @@ fn rt_tool_6_keeps_what_fits_above_the_floors() {
         port(0..0),
         DEFAULT,
         &[RT6],
-        &["tool_artifacts holds 0 of the run's 51 kept artifacts", "artifact 0 of call c1, artifact 1 of call c1, artifact 2 of call c1 and 48 more are missing"],
+        &["tool_artifacts holds 0 entries (0 bytes at most) for the run's 51 kept artifacts, yet", "artifact 0 of call c1, artifact 1 of call c1, artifact 2 of call c1 and 48 more are missing"],
     );
     check(
         &many(51),
@@ -700,6 +700,32 @@ fn rt_tool_6_keeps_what_fits_above_the_floors() {
         DEFAULT,
         &[RT6],
         &["artifact 49 of call c1, artifact 50 of call c1 are missing"],
+    );
+    // Delivered with its type changed is not dropped: 51 entries held
+    // leave nothing a bound may have dropped, and each changed one is ¶1's
+    // (its artifact still missing, said once, by the entry).
+    let mut changed = port(0..51);
+    changed["tool_artifacts"][49]["type"] = json!("LINK");
+    changed["tool_artifacts"][50]["type"] = json!("LINK");
+    check(
+        &many(51),
+        changed.clone(),
+        DEFAULT,
+        &[C1, C1],
+        &["tool_artifacts[49] (\"LINK\" {\"url\":\"https://example.com/49\"}) was produced by no call"],
+    );
+    // Two fewer, 49 entries, and the two dropped still fit.
+    let list = changed["tool_artifacts"].as_array_mut().expect("a list");
+    list.drain(47..49);
+    check(
+        &many(51),
+        changed,
+        DEFAULT,
+        &[C1, C1, RT6],
+        &[
+            "tool_artifacts holds 49 entries (",
+            "artifact 47 of call c1, artifact 48 of call c1, artifact 49 of call c1 and 1 more are missing",
+        ],
     );
     // One payload over the per-artifact floor: it may go, the rest stay.
     let big = json!({"type": "file", "payload": {"content": "x".repeat(512_001)}});
@@ -1058,7 +1084,8 @@ fn a_lenient_sibling_counts_at_its_largest_toward_the_floors() {
             25,
             &[RT6],
             &[
-                "tool_artifacts holds 49 of the run's 30 kept artifacts and 25 entries calls not of RT-TOOL-1's shape may deliver (",
+                "tool_artifacts holds 49 entries (",
+                "for the run's 30 kept artifacts and 25 entries calls not of RT-TOOL-1's shape may deliver, yet",
                 "artifact 24 of call c1, artifact 25 of call c1, artifact 26 of call c1 and 3 more are missing",
             ],
         ),

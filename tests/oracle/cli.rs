@@ -345,7 +345,7 @@ fn check_judges_by_the_text() {
         (
             &many,
             outcome("none.json", r#"[{"tool_call_id":"c1","content":"d"}]"#, "[]"),
-            "RT-TOOL-6 [dropped-within-bounds]: tool_artifacts holds 0 of the run's 51 kept artifacts",
+            "RT-TOOL-6 [dropped-within-bounds]: tool_artifacts holds 0 entries (0 bytes at most) for the run's 51 kept artifacts, yet",
         ),
     ];
     for (case, outcome, says) in &table {

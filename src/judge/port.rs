@@ -161,19 +161,32 @@ impl<'a> Judge<'a> {
             order,
             unmatched,
         } = run;
-        for &Unmatched { i, ref parts, hash } in &unmatched {
-            match *parts {
+        // Over the floors, what the port holds is weighed: every entry of
+        // the contract's shape, matched or not, since an entry delivered
+        // altered is no drop (its own finding says what is wrong with it).
+        // The floors are measured only when that, or a missing artifact,
+        // asks; the entries that matched nothing are weighed before they
+        // are explained, each let go once it is.
+        let mut over = None;
+        let mut over_floors = |judge: &Judge<'_>| {
+            *over.get_or_insert_with(|| {
+                !model::floor_reasons(judge.case, &|p| model::encoded_len(p)).is_empty()
+            })
+        };
+        let held = order.len() + unmatched.len();
+        let unmatched_bytes: usize = match !unmatched.is_empty() && over_floors(self) {
+            true => unmatched.iter().map(Unmatched::encoded_len).sum(),
+            false => 0,
+        };
+        for Unmatched { i, parts, hash } in unmatched {
+            match parts {
                 Parts::Borrowed(kind_, payload, id) => {
                     self.diagnose(i, kind_, &Payload::Tree(payload), hash, id, &mut pool);
                 }
-                Parts::Written {
-                    ref text,
-                    split,
-                    ref id,
-                } => {
+                Parts::Written { text, split, id } => {
                     let (kind_, payload) = text.split_at(split);
                     let payload = Payload::Text(payload, OnceCell::new());
-                    self.diagnose(i, &read_back(kind_), &payload, hash, id, &mut pool);
+                    self.diagnose(i, &read_back(kind_), &payload, hash, &id, &mut pool);
                 }
             }
         }
@@ -183,19 +196,15 @@ impl<'a> Judge<'a> {
             .collect();
         // Within the floors, each call's lenient pool counted at its
         // largest, every owed artifact is owed; over them, each one a bound
-        // may not drop. Measured only when one is missing.
+        // may not drop.
         if !missing.is_empty() {
-            if model::floor_reasons(self.case, &|p| model::encoded_len(p)).is_empty() {
-                self.missing_artifacts(&pool, missing, exposed == Some(false));
-            } else {
-                // What the port holds, every entry of the contract's
-                // shape, matched or not: an entry delivered altered is no
-                // drop (its own finding says what is wrong with it).
-                let bytes = (order.iter())
+            if over_floors(self) {
+                let bytes: usize = (order.iter())
                     .map(|&p| model::encoded_len(pool.artifacts[p].payload))
-                    .chain(unmatched.iter().map(Unmatched::encoded_len))
                     .sum();
-                self.bounds(&pool, &missing, (order.len() + unmatched.len(), bytes));
+                self.bounds(&pool, &missing, (held, bytes + unmatched_bytes));
+            } else {
+                self.missing_artifacts(&pool, missing, exposed == Some(false));
             }
         }
         // The reference order is of the owed artifacts: what a call of

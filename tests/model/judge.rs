@@ -727,6 +727,37 @@ fn rt_tool_6_keeps_what_fits_above_the_floors() {
             "artifact 47 of call c1, artifact 48 of call c1, artifact 49 of call c1 and 1 more are missing",
         ],
     );
+    // So with bytes: beside a changed entry's 510,000 bytes, the owed
+    // artifact of 500,000 no longer fits the run's 2,000,000.
+    let blob = |bytes: usize| json!({"type": "blob", "payload": sized(bytes)});
+    let (a, b, d, e) = (blob(600_000), blob(500_000), blob(510_000), blob(500_000));
+    let run = json!({"calls": [{"tool_call_id": "c1", "result": {"success": true, "data": "d",
+        "artifacts": [a, b, b, d, e]}}]});
+    let on = |mut a: Value| {
+        a["tool_call_id"] = json!("c1");
+        a
+    };
+    let mut changed = on(d.clone());
+    changed["type"] = json!("BLOB");
+    let held = |last: Value| {
+        json!({"messages": msgs(&[("c1", "d")]), "exposed": false,
+            "tool_artifacts": [on(b.clone()), on(b.clone()), last]})
+    };
+    check(
+        &run,
+        held(changed),
+        DEFAULT,
+        &[C1],
+        &["was produced by no call"],
+    );
+    // Without it, 1,000,000 bytes held: both still fit.
+    check(
+        &run,
+        held(on(blob(8))),
+        DEFAULT,
+        &[C1, RT6],
+        &["artifact 3 of call c1, artifact 4 of call c1 are missing"],
+    );
     // One payload over the per-artifact floor: it may go, the rest stay.
     let big = json!({"type": "file", "payload": {"content": "x".repeat(512_001)}});
     let case = json!({"calls": [{"tool_call_id": "c1", "result": {"success": true, "data": "d",

@@ -112,10 +112,10 @@ codes! {
         "an entry is no artifact any call returned",
         "tool_artifacts[…] (… …) was produced by no call";
     MissingArtifact = "missing-artifact", KeyByKey, Violation,
-        "a kept artifact is not on the port",
+        "an owed artifact (kept by a call whose result is of RT-TOOL-1's shape) is not on the port",
         "artifact … of call … (… …) is missing from tool_artifacts";
     MissingArtifactWhileHidden = "missing-artifact-while-hidden", KeyByKey, Violation,
-        "a kept artifact is not on the port, and the port is hidden (`diff` tells whether RT-TOOL-3 ¶4 is broken too)",
+        "an owed artifact is not on the port, and the port is hidden (`diff` tells whether RT-TOOL-3 ¶4 is broken too)",
         "artifact … of call … (… …) is missing from tool_artifacts (the port is hidden: a runtime that delivers it only while the port is shown breaks RT-TOOL-3 ¶4, which `diff` tells apart)";
     ArtifactsOutOfOrder = "artifacts-out-of-order", KeyByKey, Violation,
         "`tool_artifacts` is not in the reference order (only under `--strict-order`)",
@@ -154,8 +154,8 @@ codes! {
         "an artifact whose payload holds a number no IEEE double can hold is delivered altered, not dropped",
         "tool_artifacts[…] (call …, type …) is … of call … with … at …, a number no IEEE double can hold, delivered as …: RT-TOOL-6 drops an artifact whose payload does not encode, with a warning, and does not alter it (a payload passes through unchanged, RT-TOOL-3 ¶1)";
     DroppedWithinBounds = "dropped-within-bounds", Bounds, Violation,
-        "over the floors, an artifact is missing that no bound may drop",
-        "tool_artifacts holds … of the run's … kept artifacts (… bytes at most), yet … missing: a bound may drop an artifact only once … are kept or it no longer fits … bytes, and the rest are still kept";
+        "over the floors, an owed artifact is missing that no bound may drop",
+        "tool_artifacts holds … entries (… bytes at most) for the run's … kept artifacts…, yet … missing: a bound may drop an artifact only once … are kept or it no longer fits … bytes, and the rest are still kept";
     ErroredOverFloors = "errored-over-floors", Bounds, Violation,
         "the implementation errored on a run over RT-TOOL-6's floors, where the run is not failed (`diff`)",
         "the implementation errored on a run over RT-TOOL-6's floors (…): over a bound an artifact is dropped with a warning, and the run is not failed; it said: …";

@@ -2,10 +2,15 @@
 //!
 //! The judge is sans-IO like the model. It takes a valid [`Case`] and the JSON
 //! an implementation produced for it, and returns the [`Violation`]s, each
-//! with the clause it breaks and a sentence a person can act on. A strict-zone
-//! case is judged in full; a lenient-zone case gets the safety half only:
-//! exact keys, real call ids, nothing no call produced, no leak, delivery
-//! independent of exposure (see [`crate::model::zone`]). [`judge`] takes
+//! with the clause it breaks and a sentence a person can act on. Each call is
+//! judged on its own: the artifacts a call of RT-TOOL-1's shape keeps are
+//! owed whatever its siblings returned (all of them within RT-TOOL-6's
+//! floors, where each sibling's lenient pool counts at its largest, and all
+//! a bound may not drop over them), while of a call of another shape only
+//! the safety half is judged: exact keys, real call ids, nothing no call
+//! produced, no leak, delivery independent of exposure (see
+//! [`crate::model::of_rt_tool_1_shape`] and [`crate::model::zone`], which
+//! says the same of the case as a whole). [`judge`] takes
 //! the outcome parsed; [`judge_text`] takes its JSON text and judges it as
 //! it reads it, holding no tree of it (what `check` runs, for outcomes of
 //! any size), with the same findings.
@@ -35,7 +40,7 @@ use serde_json::Value;
 
 pub use crate::code::{Cite, Clause, Code, Place};
 use crate::model::{self, Zone};
-use crate::wire::{self, kind, Case, Held, Holds, Landed, Message, Outcome};
+use crate::wire::{self, kind, Case, Held, Holds, Message, Outcome};
 
 mod clauses;
 mod findings;
@@ -48,6 +53,8 @@ mod port;
 mod work;
 mod written;
 
+pub(crate) use crate::model::candidate_entries;
+pub use crate::model::may_deliver;
 pub use clauses::contents;
 use clauses::Judge;
 pub use findings::{Violation, Warning};
@@ -55,9 +62,8 @@ pub use json::{first_difference, json_eq, same_multiset, unencodable_replaced, E
 pub(crate) use leak::strings;
 pub use leak::{leak_candidates, LEAK_MIN_CHARS};
 use observed::Reading;
-pub(crate) use pool::candidate_entries;
+pub use pool::lenient_pool;
 use pool::Expected;
-pub use pool::{lenient_pool, may_deliver};
 pub use work::Work;
 
 /// How the prose is judged: which reading of ¶3.
@@ -122,7 +128,9 @@ pub struct Options {
 /// The judge's findings on one outcome.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Judgement {
-    /// How much of the reference outcome was normative.
+    /// The case's zone, with its reasons, each naming its call (or saying
+    /// what the run holds over RT-TOOL-6's floors). The outcome was judged
+    /// call by call: a call the reasons do not name was judged in full.
     pub zone: Zone,
     /// Every broken clause; empty when the outcome conforms.
     pub violations: Vec<Violation>,
@@ -160,26 +168,19 @@ pub fn judge<R: Holds>(
     options: Options,
 ) -> Result<Judgement, NotAnOutcome> {
     let case = &case.held();
-    let reference = model::reference(case);
+    let messages: Vec<Message> = case.calls.iter().map(model::clause_3_prose).collect();
     let want = Wanted {
-        messages: &reference.messages,
-        exposed: reference.exposed,
+        messages: &messages,
+        exposed: model::clause_2_not_exposed_by_default(case.exposed),
     };
-    let zone = model::zone(case);
-    judge_wanted(
-        case,
-        zone,
-        want,
-        &reference.tool_artifacts,
-        observed,
-        options,
-    )
+    judge_wanted(case, model::zone(case), want, observed, options)
 }
 
 /// [`judge`], with the case's zone and its reference outcome
 /// ([`model::outcome`]) already worked out: siblings that differ in the
 /// exposure alone share the zone, and their reference outcomes differ only
-/// in `exposed`.
+/// in `exposed`. The reference gives the prose and the exposure; what may
+/// land on the port is read from the case ([`model::may_land`]).
 pub fn judge_against<R: Holds>(
     case: &Case<R>,
     zone: Zone,
@@ -187,24 +188,16 @@ pub fn judge_against<R: Holds>(
     observed: &Value,
     options: Options,
 ) -> Result<Judgement, NotAnOutcome> {
-    let case = &case.held();
-    let artifacts: Vec<Expected<'_>> = (reference.tool_artifacts.iter())
-        .map(|a| Landed {
-            kind: &a.kind,
-            payload: Held::Tree(&a.payload),
-            tool_call_id: &a.tool_call_id,
-        })
-        .collect();
     let want = Wanted {
         messages: &reference.messages,
         exposed: reference.exposed,
     };
-    judge_wanted(case, zone, want, &artifacts, observed, options)
+    judge_wanted(&case.held(), zone, want, observed, options)
 }
 
 /// What the judge holds an outcome's prose and exposure against, once the
-/// port is read: the reference's messages and `exposed`. Its artifacts are
-/// what the port is matched against as it is read ([`Judge::may_land`]).
+/// port is read: the reference's messages and `exposed`. What the port is
+/// matched against as it is read is what may land ([`model::may_land`]).
 #[derive(Clone, Copy)]
 struct Wanted<'r> {
     messages: &'r [Message],
@@ -215,7 +208,6 @@ fn judge_wanted(
     case: &Case<Held<'_>>,
     zone: Zone,
     reference: Wanted<'_>,
-    artifacts: &[Expected<'_>],
     observed: &Value,
     options: Options,
 ) -> Result<Judgement, NotAnOutcome> {
@@ -225,9 +217,8 @@ fn judge_wanted(
             kind(observed)
         )));
     };
-    let judge = Judge::new(case, &zone, options);
-    let may_land = judge.may_land(artifacts);
-    let mut reading = Reading::new(judge, &may_land);
+    let may_land: Vec<Expected<'_>> = model::may_land(case);
+    let mut reading = Reading::new(Judge::new(case, options), &may_land);
     reading.members(observed);
     Ok(judgement(zone, reading.finish(reference)))
 }
@@ -246,25 +237,16 @@ pub fn judge_text<R: Holds>(
     options: Options,
 ) -> Result<Judgement, NotAnOutcome> {
     let case = &case.held();
-    // The reference outcome ([`model::reference`]) in two steps: the
-    // artifacts, which the port is matched against as it is read (and only
-    // where they are what may land: in the lenient zone, 500,000 of them
-    // were 20 MB held for nothing), then, once the text is let go, the
-    // prose, which is judged last (a prose as long as its text would
-    // otherwise be held three times at once).
-    let zone = model::zone(case);
-    let judge = Judge::new(case, &zone, options);
-    let artifacts: Vec<Expected<'_>> = if judge.determined() {
-        model::clause_4_delivery(&case.calls).collect()
-    } else {
-        Vec::new()
-    };
-    let may_land = judge.may_land(&artifacts);
-    let mut reading = Reading::new(judge, &may_land);
+    // The reference outcome ([`model::reference`]) in two steps: what may
+    // land, which the port is matched against as it is read, then, once
+    // the text is let go, the prose, which is judged last (a prose as long
+    // as its text would otherwise be held three times at once).
+    let may_land: Vec<Expected<'_>> = model::may_land(case);
+    let mut reading = Reading::new(Judge::new(case, options), &may_land);
     let read = match reading.text(&text) {
         Err(refused) => match wire::with_lone_surrogates_marked(&text) {
             Some(marked) => {
-                reading = Reading::new(Judge::new(case, &zone, options), &may_land);
+                reading = Reading::new(Judge::new(case, options), &may_land);
                 reading.text(&marked).map_err(|_| refused)
             }
             None => Err(refused),
@@ -278,7 +260,7 @@ pub fn judge_text<R: Holds>(
         messages: &messages,
         exposed: model::clause_2_not_exposed_by_default(case.exposed),
     };
-    Ok(judgement(zone, reading.finish(want)))
+    Ok(judgement(model::zone(case), reading.finish(want)))
 }
 
 fn judgement(zone: Zone, (judge, port): (Judge<'_>, std::ops::Range<usize>)) -> Judgement {

@@ -33,7 +33,10 @@
 //! stop delivering artifacts when the author hides the port. If you write a
 //! FlowDrop runtime, in Rust or anything else, use this crate as the oracle:
 //! ask [`model::outcome`] what your node should produce for a case, and
-//! [`model::zone`] how much of that is normative.
+//! how much of that is normative: call by call
+//! ([`model::of_rt_tool_1_shape`]: a well-formed call owes what it keeps,
+//! whatever its siblings returned), and for the case as a whole
+//! ([`model::zone`]).
 //!
 //! # Where it comes from
 //!

@@ -14,19 +14,29 @@
 //! — RT-TOOL-3, FlowDrop Workflow Specification 1.0-draft, CC BY 4.0.
 //!
 //! Each clause is one function below, named after it, and so is the RT-TOOL-2
-//! filter the clauses rely on. [`outcome`] puts them together; [`zone`] says
-//! how much of that outcome is normative. Nothing here does I/O, keeps state,
-//! or panics, whatever JSON a tool returned.
+//! filter the clauses rely on. [`outcome`] puts them together; how much of
+//! that outcome is normative is decided call by call: a call whose result is
+//! of RT-TOOL-1's shape owes what it keeps, whatever its siblings returned
+//! ([`of_rt_tool_1_shape`], [`deliverable`]), and [`zone`] says the same of
+//! the case for a reader. Nothing here does I/O, keeps state, or panics,
+//! whatever JSON a tool returned.
 
 use std::borrow::Cow;
 
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::wire::{
-    double, kind, write_sorted, write_sorted_object, Call, Case, Holds, JsonRef, Landed, Message,
-    Node, Outcome, Reference,
+    double, write_sorted, write_sorted_object, Call, Case, Holds, JsonRef, Landed, Message, Node,
+    Outcome, Reference,
 };
+
+mod zones;
+
+pub use zones::{
+    call_shape_reasons, deliverable, floor_reasons, may_deliver, may_land, of_rt_tool_1_shape,
+    shape_reasons, zone, zone_of, Zone,
+};
+pub(crate) use zones::{candidate_entries, Holder};
 
 /// The reference outcome of a case: the four clauses put together.
 pub fn outcome<R: Holds>(case: &Case<R>) -> Outcome {
@@ -167,19 +177,6 @@ pub fn well_formed<'a, J: JsonRef<'a>>(entry: J) -> Option<(&'a str, J)> {
     (!kind.is_empty() && payload.is_object()).then_some((kind, payload))
 }
 
-/// How much of a case's reference outcome is normative.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "zone", content = "reasons", rename_all = "lowercase")]
-pub enum Zone {
-    /// Every result is an object with a boolean `success`, `artifacts` is
-    /// absent, null or an array, and the run is within RT-TOOL-6's floors:
-    /// the expected `tool_artifacts` is fully determined.
-    Strict,
-    /// Anything else an untrusted tool can return. Only the safety half is
-    /// judged. The reasons say which call made it so, and how.
-    Lenient(Vec<String>),
-}
-
 /// RT-TOOL-6's floors, read conservatively: "KB" and "MB" as 1,000 and
 /// 1,000,000 bytes, and a payload's size as its longest plausible encoding.
 /// A case under them is one every conforming implementation must deliver in
@@ -193,8 +190,11 @@ pub mod floors {
     pub const RUN_BYTES: usize = 2_000_000;
 }
 
-/// RT-TOOL-6 above the floors: whether a kept artifact that a run did not
-/// deliver may have been dropped by a conforming implementation.
+/// RT-TOOL-6 above the floors: whether an owed artifact (a kept one of a
+/// call of RT-TOOL-1's shape) that a run did not deliver may have been
+/// dropped by a conforming implementation, given how many artifacts the
+/// run did deliver and their encoded bytes (every entry it delivered: of
+/// calls of another shape, and wrong ones, included).
 ///
 /// RT-TOOL-6 lets an implementation bound what one run collects, at or above
 /// the floors, and drop "with a warning" an artifact that does not encode or
@@ -230,106 +230,6 @@ pub fn encodable<'a>(v: impl JsonRef<'a>) -> bool {
         Node::Object(mut members) => members.all(|(_, v)| encodable(v)),
         _ => true,
     }
-}
-
-/// Classifies a (valid) case as strict or lenient, saying why.
-pub fn zone<R: Holds>(case: &Case<R>) -> Zone {
-    zone_of(
-        shape_reasons(case),
-        floor_reasons(case, &|p| encoded_len(p)),
-    )
-}
-
-/// The zone of a case whose [`shape_reasons`] and [`floor_reasons`] are
-/// already found: strict when both are empty.
-pub fn zone_of(mut reasons: Vec<String>, floors: Vec<String>) -> Zone {
-    reasons.extend(floors);
-    if reasons.is_empty() {
-        Zone::Strict
-    } else {
-        Zone::Lenient(reasons)
-    }
-}
-
-/// Why a case's results are not all of RT-TOOL-1's shape (an object with a
-/// boolean `success`, `artifacts` absent, null or an array, and a `data`
-/// without the reserved key), call by call; empty when they all are.
-pub fn shape_reasons<R: Holds>(case: &Case<R>) -> Vec<String> {
-    let mut reasons = Vec::new();
-    for call in &case.calls {
-        let id = &call.tool_call_id;
-        let result = call.result();
-        if !result.is_object() {
-            reasons.push(format!(
-                "call {id}: result is {}, not an object",
-                kind(result)
-            ));
-            continue;
-        }
-        match result.get("success").map(|s| (s, s.node())) {
-            Some((_, Node::Bool(_))) => {}
-            None => reasons.push(format!("call {id}: result has no `success`")),
-            Some((other, _)) => reasons.push(format!(
-                "call {id}: `success` is {}, not a boolean",
-                kind(other)
-            )),
-        }
-        match result.get("artifacts").map(|a| (a, a.node())) {
-            None | Some((_, Node::Null | Node::Array(_))) => {}
-            Some((other, _)) => reasons.push(format!(
-                "call {id}: `artifacts` is {}, not an array",
-                kind(other)
-            )),
-        }
-        if result
-            .get("data")
-            .is_some_and(|data| data.is_object() && data.get(RESERVED_KEY).is_some())
-        {
-            reasons.push(format!(
-                "call {id}: `data` still carries RT-TOOL-2's reserved `artifacts` key, which is lifted off before a result is made (lifting its well-formed entries and dropping them are both accepted)"
-            ));
-        }
-    }
-    reasons
-}
-
-/// Why a case is over RT-TOOL-6's floors; empty when it is within them.
-///
-/// Each payload's encoded size is told by `size`: [`encoded_len`], or
-/// nothing for a case known to be far below the floors.
-pub fn floor_reasons<'c, R: Holds>(
-    case: &'c Case<R>,
-    size: &dyn Fn(R::Ref<'c>) -> usize,
-) -> Vec<String> {
-    let mut reasons = Vec::new();
-    let (mut count, mut run_bytes) = (0, 0);
-    for call in &case.calls {
-        for (i, (_, payload)) in rt_tool_2_kept(call.result()).enumerate() {
-            let bytes = size(payload);
-            if bytes > floors::PAYLOAD_BYTES {
-                reasons.push(format!(
-                    "call {}: kept artifact {i} encodes to up to {bytes} bytes, over RT-TOOL-6's floor of {} per artifact",
-                    call.tool_call_id,
-                    floors::PAYLOAD_BYTES
-                ));
-            }
-            count += 1;
-            run_bytes += bytes;
-        }
-    }
-    if count > floors::ARTIFACTS {
-        reasons.push(format!(
-            "the run keeps {count} artifacts, over RT-TOOL-6's floor of {}",
-            floors::ARTIFACTS
-        ));
-    }
-    if run_bytes > floors::RUN_BYTES {
-        reasons.push(format!(
-            "the run's payloads encode to up to {run_bytes} bytes, over RT-TOOL-6's floor of {}",
-            floors::RUN_BYTES
-        ));
-    }
-    reasons
 }
 
 /// The longest plausible compact encoding of a value, in bytes: every

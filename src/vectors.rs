@@ -68,8 +68,9 @@ pub struct Vector {
 /// Which parts of a vector's `expected` are normative.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct Judged {
-    /// `strict`: `tool_artifacts` is fully determined; `lenient`: only the
-    /// safety half is normative.
+    /// `strict`: `tool_artifacts` is fully determined; `lenient`: judged
+    /// call by call, only the safety half of a call whose result is not of
+    /// RT-TOOL-1's shape, and what the other calls keep is owed (`owed`).
     pub zone: String,
     /// Why the case is lenient, when it is.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -79,7 +80,8 @@ pub struct Judged {
     /// holds a number no IEEE double can hold may be missing, dropped with a
     /// warning by RT-TOOL-6, never delivered with anything in that number's
     /// place); `subset` (lenient zone: each
-    /// observed entry one of `allowed_artifacts`, none twice); `bounded`
+    /// observed entry one of `allowed_artifacts`, none twice, and the
+    /// entries of `owed` among them as it says); `bounded`
     /// (lenient only because the run is over RT-TOOL-6's floors: a
     /// sub-multiset of `expected`'s, missing only artifacts a bound may drop,
     /// that is one whose payload encodes to more than 512,000 bytes or holds
@@ -89,6 +91,11 @@ pub struct Judged {
     /// In the lenient zone, the entries that may land.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub allowed_artifacts: Option<Vec<ToolArtifact>>,
+    /// In the lenient zone, what the calls whose results are of RT-TOOL-1's
+    /// shape owe, whatever the other calls returned; absent when they keep
+    /// nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owed: Option<Owed>,
     /// `exposed` must equal the expected one.
     pub exposed: bool,
     /// `messages` must hold exactly one entry per call, matched to its call
@@ -103,6 +110,24 @@ pub struct Judged {
     /// Whether the `content` of each message must equal the expected one: it
     /// is never normative (the reference rendering is one choice of many).
     pub prose_rendering: bool,
+}
+
+/// The artifacts a lenient case's calls of RT-TOOL-1's shape owe: each call
+/// is judged on its own, and a sibling whose result is of another shape
+/// excuses none of them.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct Owed {
+    /// How `artifacts` must be found among the observed entries:
+    /// `multiset` (every one, as in `multiset` above: one whose payload
+    /// holds a number no IEEE double can hold may be missing) when the
+    /// run, every entry of `allowed_artifacts` counted as landed, is within
+    /// RT-TOOL-6's floors; `bounded` (only what a bound may drop may be
+    /// missing, as in `bounded` above, beside every observed entry) when it
+    /// is not.
+    pub tool_artifacts: String,
+    /// The owed artifacts: every artifact each call of RT-TOOL-1's shape
+    /// keeps, in call order.
+    pub artifacts: Vec<ToolArtifact>,
 }
 
 /// What one call's prose may not contain.
@@ -163,6 +188,7 @@ impl Vector {
                 }
                 .into(),
                 allowed_artifacts: (!strict && !bounded).then(|| judge::lenient_pool(&case)),
+                owed: (!strict && !bounded).then(|| owed(&case)).flatten(),
                 exposed: true,
                 message_ids: true,
                 prose_must_not_contain,
@@ -175,6 +201,21 @@ impl Vector {
             case,
         }
     }
+}
+
+/// What the calls of `case` whose results are of RT-TOOL-1's shape owe, if
+/// they keep anything.
+fn owed(case: &Case) -> Option<Owed> {
+    let artifacts: Vec<ToolArtifact> = (case.calls.iter())
+        .filter(|call| model::of_rt_tool_1_shape(&call.result))
+        .flat_map(model::clause_1_key_by_key)
+        .map(|landed| landed.to_artifact())
+        .collect();
+    let within = model::floor_reasons(case, &|p| model::encoded_len(p)).is_empty();
+    (!artifacts.is_empty()).then(|| Owed {
+        tool_artifacts: if within { "multiset" } else { "bounded" }.into(),
+        artifacts,
+    })
 }
 
 /// Every vector: the example verdicts, each worked out.

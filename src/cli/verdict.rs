@@ -13,8 +13,9 @@ use super::fail::Fail;
 use super::input::read_input;
 use super::output::{print_with, write_json_line};
 
-/// `verdict`: the reference outcome of a case, on stdout; on stderr, why
-/// only its safety half is normative when it is in the lenient zone.
+/// `verdict`: the reference outcome of a case, on stdout; on stderr, when
+/// it is in the lenient zone, why, and what of it is normative call by
+/// call.
 pub(crate) fn verdict(file: Option<PathBuf>) -> Result<ExitCode, Fail> {
     let (name, bytes) = read_input(file)?;
     // The outcome is computed whole before the first byte is written.
@@ -27,7 +28,7 @@ pub(crate) fn verdict(file: Option<PathBuf>) -> Result<ExitCode, Fail> {
                 n => format!("; and {} more", n - 3),
             };
             eprintln!(
-                "rt-tool-3: note: lenient zone, only the safety half is normative: {}{more}",
+                "rt-tool-3: note: lenient zone, judged call by call: {}{more}. Of a call whose result is not of RT-TOOL-1's shape only the safety half is normative; every other call's artifacts are owed (over RT-TOOL-6's floors, all but what a bound may drop)",
                 reasons[..reasons.len().min(3)].join("; ")
             );
             Ok(ExitCode::SUCCESS)
@@ -89,7 +90,7 @@ pub(crate) fn check(
     } else {
         let zone = match &judgement.zone {
             Zone::Strict => "strict zone, judged in full".to_string(),
-            Zone::Lenient(why) => format!("lenient zone, safety half only: {}", why.join("; ")),
+            Zone::Lenient(why) => format!("lenient zone, judged call by call: {}", why.join("; ")),
         };
         let p = rt_tool_3::provenance();
         let by = format!(

@@ -6,7 +6,6 @@ use serde_json::Value;
 
 use super::canary::{Canaried, CANARY};
 use crate::judge::{self, same_multiset, Violation};
-use crate::model::Zone;
 use crate::wire::Call;
 
 /// ¶4 by siblings: the port of the run with it exposed against the run
@@ -93,9 +92,12 @@ pub(super) fn delivery_differs(
 /// sibling's, call by call (`after` in the case's order,
 /// [`Canaried::in_case_order`]). The two differ in nothing the prose may
 /// draw on: the canary sibling's artifacts, decoys, other keys, `error`,
-/// call ids, order and number of calls are new, its `data` the same.
+/// call ids, order and number of calls are new, its `data` the same. No
+/// call's prose may carry a canary or the added call's token; the prose of
+/// a call `unchanged` says so of (by index: one of RT-TOOL-1's shape, in a
+/// run within the floors) may not change at all.
 pub(super) fn prose_siblings(
-    zone: &Zone,
+    unchanged: &[bool],
     calls: &[Call],
     before: &[Option<&str>],
     after: &[Option<&str>],
@@ -135,7 +137,7 @@ pub(super) fn prose_siblings(
                     call.tool_call_id
                 ),
             ));
-        } else if *zone == Zone::Strict
+        } else if unchanged.get(i) == Some(&true)
             && before != Some(*text)
             && before != Some(canary.with_old_ids(text).as_str())
         {
@@ -202,7 +204,7 @@ mod tests {
         };
         let found = |after: [Option<&str>; 2]| {
             let before = [Some("d"), Some("e")];
-            prose_siblings(&Zone::Strict, &case.calls, &before, &after, &canary)
+            prose_siblings(&[true; 2], &case.calls, &before, &after, &canary)
         };
         assert!(found([Some("d"), Some("e")]).is_empty());
         let leaked = found([Some("d"), Some("e, see CANARY00000000000000ff.")]);
@@ -231,7 +233,7 @@ mod tests {
         let added = canary.added.clone();
         let merged = format!("d\n{added}");
         let found = prose_siblings(
-            &Zone::Strict,
+            &[true],
             &case.calls,
             &[Some("d")],
             &[Some(&merged)],
@@ -244,13 +246,8 @@ mod tests {
             "{}",
             found[0].message
         );
-        assert!(prose_siblings(
-            &Zone::Strict,
-            &case.calls,
-            &[Some("d")],
-            &[Some("d")],
-            &canary
-        )
-        .is_empty());
+        assert!(
+            prose_siblings(&[true], &case.calls, &[Some("d")], &[Some("d")], &canary).is_empty()
+        );
     }
 }

@@ -125,11 +125,13 @@ impl Sent {
         more: &mut More<'_>,
     ) -> Result<Examined, Fault> {
         let over_floors = !floors.is_empty();
-        let shape = model::shape_reasons(&self.case);
-        // A case of the strict shape has its prose from `data` alone
-        // whether or not it is over the floors, which bound artifacts only.
-        let strict_shape = shape.is_empty();
-        let zone = model::zone_of(shape, floors);
+        let zone = model::zone_of(model::shape_reasons(&self.case), floors);
+        // A call whose result is of RT-TOOL-1's shape has its prose from
+        // its `data` alone whatever its siblings returned, and over the
+        // floors too, which bound artifacts only.
+        let owes: Vec<bool> = (self.case.calls.iter())
+            .map(|call| model::of_rt_tool_1_shape(&call.result))
+            .collect();
         let mut runs = match self.outcomes(replies, over_floors) {
             ControlFlow::Continue(runs) => runs,
             ControlFlow::Break(examined) => return Ok(examined),
@@ -179,13 +181,14 @@ impl Sent {
         if let Some((run, violation)) = differs {
             per_run[run].push(violation);
         }
-        self.prose_findings(&zone, &runs, &mut per_run);
-        if strict_shape {
-            if let Some((violation, observed)) = self.call_alone(&runs[0], more) {
-                runs.resize(ALONE, Value::Null);
-                runs.push(observed);
-                per_run[ALONE].push(violation);
-            }
+        // Its prose may not change with what it may not draw on: judged
+        // within the floors, where nothing of the run may be dropped.
+        let unchanged: Vec<bool> = owes.iter().map(|&o| o && !over_floors).collect();
+        self.prose_findings(&unchanged, &runs, &mut per_run);
+        if let Some((violation, observed)) = self.call_alone(&runs[0], &owes, more) {
+            runs.resize(ALONE, Value::Null);
+            runs.push(observed);
+            per_run[ALONE].push(violation);
         }
         let mut vectors = Vec::new();
         for (i, violations) in per_run.into_iter().enumerate() {
@@ -244,8 +247,9 @@ impl Sent {
     /// ¶3 on the prose of the marked and the canary siblings, added to
     /// their runs' findings in `per_run`: no call's prose carries another
     /// call's marker, and the canary sibling's prose against the marked
-    /// sibling's ([`prose_siblings`]).
-    fn prose_findings(&self, zone: &Zone, runs: &[Value], per_run: &mut PerRun) {
+    /// sibling's ([`prose_siblings`]), unchanged where `unchanged` says so
+    /// of its call.
+    fn prose_findings(&self, unchanged: &[bool], runs: &[Value], per_run: &mut PerRun) {
         // The marked sibling's calls are the case's, by id.
         let calls = &self.case.calls;
         let prose = [
@@ -257,7 +261,7 @@ impl Sent {
             per_run[run].extend(self.marked.foreign_markers(calls, contents));
         }
         per_run[2].extend(prose_siblings(
-            zone,
+            unchanged,
             calls,
             &prose[0],
             &prose[1],
@@ -269,14 +273,20 @@ impl Sent {
     /// the calls beside it. Sent only when some call's prose in the case's
     /// run is not the reference rendering (an implementation that renders
     /// `data` as the reference does has nothing here to show), for the
-    /// first such call of a case of two calls or more; `self.alone` keeps
-    /// which, for [`Sent::sibling`]. The finding and the reply, or `None`
+    /// first such call of a case of two calls or more whose result is of
+    /// RT-TOOL-1's shape (`owes`, whatever its siblings returned); `self.alone`
+    /// keeps which, for [`Sent::sibling`]. The finding and the reply, or `None`
     /// when the prose is the same, or the reply cannot be had or is no
     /// outcome. A runtime that tells a repeated result "(same as call
     /// c1)", numbers its messages, or shares a budget out between them
     /// shows it here, where the marked and canary siblings, whose `data`
     /// all carry markers, may not.
-    fn call_alone(&mut self, run: &Value, more: &mut More<'_>) -> Option<(Violation, Value)> {
+    fn call_alone(
+        &mut self,
+        run: &Value,
+        owes: &[bool],
+        more: &mut More<'_>,
+    ) -> Option<(Violation, Value)> {
         let calls = &self.case.calls;
         if calls.len() < 2 {
             return None;
@@ -286,6 +296,7 @@ impl Sent {
             .iter()
             .zip(&contents)
             .enumerate()
+            .filter(|&(i, _)| owes[i])
             .find_map(|(i, (call, c))| {
                 let c = (*c)?;
                 (c != model::clause_3_prose(call).content).then_some((i, c))
@@ -376,7 +387,12 @@ impl Sent {
 
     /// The vector of an `errored` reply to sibling `i`, if it counts: on a
     /// strict-zone case the implementation owes an outcome; on a case over
-    /// RT-TOOL-6's floors alone "the run is not failed".
+    /// RT-TOOL-6's floors alone "the run is not failed". A case with a
+    /// call whose result is not of RT-TOOL-1's shape may be errored: a tool
+    /// broke its contract, no rule asks a node to carry on past a result not
+    /// of the contract's shape, and a run that errs delivers nothing and
+    /// claims no outcome (an outcome it gives is held to every owed
+    /// artifact, whatever its siblings returned).
     fn errored(&mut self, i: usize, message: &str) -> Option<Vector> {
         let case = self.sibling(i);
         let observed = json!({"errored": true, "message": message});

@@ -12,17 +12,17 @@ use super::observed::{Part, Said};
 use super::pool::Sources;
 use super::{Options, ProseMode};
 use crate::code::{Code, Place};
-use crate::model::{self, Zone};
+use crate::model;
 use crate::wire::{self, kind, Call, Case, Held, Message};
 
 /// One outcome being judged: the case, how strictly, and the findings so
 /// far.
 pub(super) struct Judge<'a> {
     pub(super) case: &'a Case<Held<'a>>,
-    pub(super) strict: bool,
-    /// Lenient only because the run is over RT-TOOL-6's floors: what must
-    /// still be delivered is known ([`model::may_drop`](crate::model::may_drop)).
-    pub(super) bounded: bool,
+    /// Whether each call's result, by index, is of RT-TOOL-1's shape
+    /// ([`model::of_rt_tool_1_shape`]): what it keeps is owed whatever its
+    /// siblings returned, and its prose has a reference rendering.
+    pub(super) owes: Vec<bool>,
     pub(super) options: Options,
     pub(super) violations: Vec<Violation>,
     pub(super) warnings: Vec<Warning>,
@@ -34,12 +34,12 @@ pub(super) struct Judge<'a> {
 
 impl<'a> Judge<'a> {
     /// A judge of one outcome of `case`, with no finding yet.
-    pub(super) fn new(case: &'a Case<Held<'a>>, zone: &Zone, options: Options) -> Judge<'a> {
-        let strict = *zone == Zone::Strict;
+    pub(super) fn new(case: &'a Case<Held<'a>>, options: Options) -> Judge<'a> {
         Judge {
             case,
-            strict,
-            bounded: !strict && model::shape_reasons(case).is_empty(),
+            owes: (case.calls.iter())
+                .map(|call| model::of_rt_tool_1_shape(call.result))
+                .collect(),
             options,
             violations: Vec::new(),
             warnings: Vec::new(),
@@ -181,8 +181,10 @@ impl<'a> Judge<'a> {
     }
 
     /// Each call's prose, by its message (`message_at`): no leak into it
-    /// unless sibling cases judge ¶3, and in the exact reading of the strict
-    /// zone the reference rendering.
+    /// unless sibling cases judge ¶3, and in the exact reading the reference
+    /// rendering, of a call whose result is of RT-TOOL-1's shape (whatever
+    /// its siblings returned, and over RT-TOOL-6's floors too, which bound
+    /// artifacts, not prose).
     fn leaks_and_rendering(
         &mut self,
         contents: Vec<Option<&str>>,
@@ -225,7 +227,7 @@ impl<'a> Judge<'a> {
                 self.violation(Code::ProseLeak, place, msg);
             }
             if leaks.is_empty()
-                && self.strict
+                && self.owes[c]
                 && self.options.prose == ProseMode::Exact
                 && content != reference[c].content
             {

@@ -13,6 +13,7 @@ use super::json::{json_eq, json_hash, unencodable_replaced, Eq};
 use super::work::tally;
 use crate::code::Place;
 use crate::model;
+use crate::model::{candidate_entries, may_deliver, Holder};
 use crate::wire::{self, kind, Case, Held, Holds, JsonRef, Landed, Node, ToolArtifact};
 
 /// An artifact the case says may land, borrowed from the case.
@@ -104,8 +105,12 @@ pub(super) enum Source<'v> {
         index: usize,
         entry: Held<'v>,
     },
-    /// An entry a call returned but RT-TOOL-2 drops: which, and why.
-    Dropped { entry: String, why: String },
+    /// An entry call `call` returned but RT-TOOL-2 drops: which, and why.
+    Dropped {
+        call: usize,
+        entry: String,
+        why: String,
+    },
     /// Nowhere in any call's artifacts.
     Nowhere,
 }
@@ -382,84 +387,23 @@ impl<'a> Sources<'a> {
                 }
             }
         };
-        Source::Dropped { entry: name, why }
-    }
-}
-
-/// Whether a result may deliver artifacts: its `success` is `true`, or, in
-/// the lenient zone, absent. RT-TOOL-2: "a call that failed or was declined
-/// carries no artifacts"; a `success` of `"false"` (a string, which a loosely
-/// typed runtime reads as truthy), `1` or `null` is no success.
-pub fn may_deliver<'a>(result: impl JsonRef<'a>) -> bool {
-    result.get("success").is_none_or(JsonRef::is_true)
-}
-
-/// Where a result holds artifact entries.
-#[derive(Clone, Copy)]
-pub(crate) enum Holder {
-    /// Its `artifacts`.
-    Artifacts,
-    /// RT-TOOL-2's reserved key in its `data`.
-    Reserved,
-}
-
-/// Every entry a result's artifacts could be said to hold, with where it
-/// is and its index there: the items of an `artifacts` array; of an object
-/// (lenient zone), the object itself, read as a single entry, and its
-/// values, read as a map of entries; and likewise under RT-TOOL-2's reserved
-/// key in an object `data` (lenient zone), which a runtime may lift.
-pub(crate) fn candidate_entries<'a, J: JsonRef<'a>>(result: J) -> Vec<(Holder, usize, J)> {
-    fn of<'a, J: JsonRef<'a>>(place: Holder, v: Option<J>, out: &mut Vec<(Holder, usize, J)>) {
-        let Some(v) = v else { return };
-        match v.node() {
-            Node::Array(a) => out.extend(a.enumerate().map(|(i, e)| (place, i, e))),
-            Node::Object(o) => out.extend(
-                std::iter::once(v)
-                    .chain(o.map(|(_, e)| e))
-                    .enumerate()
-                    .map(|(i, e)| (place, i, e)),
-            ),
-            _ => {}
+        Source::Dropped {
+            call,
+            entry: name,
+            why,
         }
     }
-    let mut out = Vec::new();
-    of(Holder::Artifacts, result.get("artifacts"), &mut out);
-    let reserved = result
-        .get("data")
-        .filter(|d| d.is_object())
-        .and_then(|d| d.get(model::RESERVED_KEY));
-    of(Holder::Reserved, reserved, &mut out);
-    out
 }
 
-/// In the lenient zone, what each call could be said to have produced: the
-/// well-formed entries of its `artifacts` (an array, or an object read as one
-/// entry and as a map of entries) and of the reserved key in its `data`,
-/// unless the call did not succeed ([`may_deliver`]).
+/// What each call could be said to have produced ([`model::may_land`]):
+/// of a call of RT-TOOL-1's shape the artifacts it keeps, of any other the
+/// well-formed entries of its `artifacts` (an array, or an object read as
+/// one entry and as a map of entries) and of the reserved key in its
+/// `data`, unless the call did not succeed ([`model::may_deliver`]). What
+/// may land on the port, each at most once.
 pub fn lenient_pool<R: Holds>(case: &Case<R>) -> Vec<ToolArtifact> {
-    lenient_landed(case)
+    model::may_land(case)
         .into_iter()
         .map(Landed::to_artifact)
         .collect()
-}
-
-/// [`lenient_pool`], borrowed from the case.
-pub(super) fn lenient_landed<R: Holds>(case: &Case<R>) -> Vec<Landed<'_, R::Ref<'_>>> {
-    let mut pool = Vec::new();
-    for call in &case.calls {
-        if !may_deliver(call.result()) {
-            continue;
-        }
-        pool.extend(
-            candidate_entries(call.result())
-                .into_iter()
-                .filter_map(|(_, _, e)| model::well_formed(e))
-                .map(|(kind, payload)| Landed {
-                    kind,
-                    payload,
-                    tool_call_id: &call.tool_call_id,
-                }),
-        );
-    }
-    pool
 }

@@ -11,7 +11,7 @@ use super::clauses::Judge;
 use super::findings::quoted;
 use super::json::{first_difference, json_eq, json_hash, Eq};
 use super::pool::Expected;
-use super::pool::{lenient_landed, read_back, Payload, Pool, Source, Sources};
+use super::pool::{read_back, Payload, Pool, Source, Sources};
 use super::written::Written;
 use crate::code::{self, Code, Place};
 use crate::model;
@@ -55,6 +55,14 @@ enum Parts<'v> {
 }
 
 impl<'v> Unmatched<'v> {
+    /// Its payload's longest plausible encoding ([`model::encoded_len`]).
+    fn encoded_len(&self) -> usize {
+        match &self.parts {
+            Parts::Borrowed(_, payload, _) => model::encoded_len(*payload),
+            Parts::Written { text, split, .. } => model::encoded_len(&read_back(&text[*split..])),
+        }
+    }
+
     /// Entry `i`'s parts; `None` if it lacks one (which
     /// [`Judge::entry_shape`] has said). A payload read apart from its
     /// entry ([`Written`]) is taken as written.
@@ -90,24 +98,11 @@ impl<'v> Unmatched<'v> {
 }
 
 impl<'a> Judge<'a> {
-    /// What may land on the port: in the strict zone (and over the floors
-    /// alone) exactly the reference, in the lenient zone any of what each
-    /// call could be said to have produced.
-    pub(super) fn may_land<'r>(&self, reference: &'r [Expected<'r>]) -> Cow<'r, [Expected<'r>]>
-    where
-        'a: 'r,
-    {
-        if self.determined() {
-            Cow::Borrowed(reference)
-        } else {
-            Cow::Owned(lenient_landed(self.case))
-        }
-    }
-
-    /// Whether what must land is known: the reference in the strict zone,
-    /// and over the floors alone, where a bound may drop some of it.
-    pub(super) fn determined(&self) -> bool {
-        self.strict || self.bounded
+    /// Whether artifact `p` of the pool is owed: its call's result is of
+    /// RT-TOOL-1's shape ([`model::of_rt_tool_1_shape`]).
+    fn owed(&self, pool: &Pool<'_>, p: usize) -> bool {
+        let call = self.call_of.get(pool.artifacts[p].tool_call_id);
+        call.is_some_and(|&c| self.owes[c])
     }
 
     /// The port's entries, about to be read.
@@ -158,13 +153,31 @@ impl<'a> Judge<'a> {
     /// Clause 1 and RT-TOOL-2 (and clause 4 where one outcome shows it,
     /// and RT-TOOL-6 above the floors) once every entry of the port is read:
     /// what is wrong with each that matched nothing, the order within each
-    /// call, and what is missing.
+    /// call, and what is missing of what the calls of RT-TOOL-1's shape owe
+    /// (whatever the other calls returned).
     pub(super) fn port_end(&mut self, run: PortRun<'_, '_>, exposed: Option<bool>) {
         let PortRun {
             mut pool,
             order,
             unmatched,
         } = run;
+        // Over the floors, what the port holds is weighed: every entry of
+        // the contract's shape, matched or not, since an entry delivered
+        // altered is no drop (its own finding says what is wrong with it).
+        // The floors are measured only when that, or a missing artifact,
+        // asks; the entries that matched nothing are weighed before they
+        // are explained, each let go once it is.
+        let mut over = None;
+        let mut over_floors = |judge: &Judge<'_>| {
+            *over.get_or_insert_with(|| {
+                !model::floor_reasons(judge.case, &|p| model::encoded_len(p)).is_empty()
+            })
+        };
+        let held = order.len() + unmatched.len();
+        let unmatched_bytes: usize = match !unmatched.is_empty() && over_floors(self) {
+            true => unmatched.iter().map(Unmatched::encoded_len).sum(),
+            false => 0,
+        };
         for Unmatched { i, parts, hash } in unmatched {
             match parts {
                 Parts::Borrowed(kind_, payload, id) => {
@@ -178,17 +191,26 @@ impl<'a> Judge<'a> {
             }
         }
         self.order_within_calls(pool.artifacts, &order);
-        if !self.determined() {
-            return;
-        }
         let missing: Vec<usize> = (0..pool.artifacts.len())
-            .filter(|&p| !pool.used[p])
+            .filter(|&p| !pool.used[p] && self.owed(&pool, p))
             .collect();
-        if self.bounded {
-            return self.bounds(&pool, &missing);
+        // Within the floors, each call's lenient pool counted at its
+        // largest, every owed artifact is owed; over them, each one a bound
+        // may not drop.
+        if !missing.is_empty() {
+            if over_floors(self) {
+                let bytes: usize = (order.iter())
+                    .map(|&p| model::encoded_len(pool.artifacts[p].payload))
+                    .sum();
+                self.bounds(&pool, &missing, (held, bytes + unmatched_bytes));
+            } else {
+                self.missing_artifacts(&pool, missing, exposed == Some(false));
+            }
         }
-        self.missing_artifacts(&pool, missing, exposed == Some(false));
-        if self.options.strict_order && !order.is_sorted() {
+        // The reference order is of the owed artifacts: what a call of
+        // another shape delivers may come anywhere.
+        if self.options.strict_order && !order.iter().filter(|&&p| self.owed(&pool, p)).is_sorted()
+        {
             let msg = "tool_artifacts is not in the reference order (call order, then each result's order)";
             let place = Place::key("tool_artifacts");
             self.violation(Code::ArtifactsOutOfOrder, place, msg.to_string());
@@ -218,9 +240,9 @@ impl<'a> Judge<'a> {
         self.violation(code, place, msg);
     }
 
-    /// Clause 1 where what must land is the reference: each artifact of it
-    /// missing from the port, a violation, or a warning where its payload
-    /// may not encode in the implementation's language (RT-TOOL-6).
+    /// Clause 1 within the floors: each owed artifact missing from the
+    /// port, a violation, or a warning where its payload may not encode in
+    /// the implementation's language (RT-TOOL-6).
     fn missing_artifacts(&mut self, pool: &Pool<'_>, missing: Vec<usize>, hidden: bool) {
         // A payload no double can hold may not encode in the
         // implementation's language: RT-TOOL-6 drops it with a warning.
@@ -258,20 +280,12 @@ impl<'a> Judge<'a> {
         }
     }
 
-    /// RT-TOOL-6 over the floors: every artifact missing from the port must
-    /// be one a conforming bound may have dropped ([`model::may_drop`]).
-    fn bounds(&mut self, pool: &Pool<'_>, missing: &[usize]) {
-        // Nothing missing, nothing owed: the sizes below read every
-        // delivered payload whole.
-        if missing.is_empty() {
-            return;
-        }
-        let (used, artifacts) = (&pool.used, pool.artifacts);
-        let delivered = used.iter().filter(|&&u| u).count();
-        let delivered_bytes: usize = (0..artifacts.len())
-            .filter(|&p| used[p])
-            .map(|p| model::encoded_len(artifacts[p].payload))
-            .sum();
+    /// RT-TOOL-6 over the floors: every owed artifact missing from the port
+    /// must be one a conforming bound may have dropped ([`model::may_drop`])
+    /// beside what the port holds, `(delivered, delivered_bytes)`: its
+    /// entries, owed, lenient or wrong, and their payloads' encoded bytes.
+    fn bounds(&mut self, pool: &Pool<'_>, missing: &[usize], held: (usize, usize)) {
+        let ((delivered, delivered_bytes), artifacts) = (held, pool.artifacts);
         let owed: Vec<String> = missing
             .iter()
             .filter(|&&p| {
@@ -294,9 +308,13 @@ impl<'a> Judge<'a> {
             n => format!(" and {} more", n - 3),
         };
         let verb = if owed.len() == 1 { "is" } else { "are" };
+        let kept = (0..artifacts.len()).filter(|&p| self.owed(pool, p)).count();
+        let lenient = match artifacts.len() - kept {
+            0 => String::new(),
+            n => format!(" and {n} entries calls not of RT-TOOL-1's shape may deliver"),
+        };
         let msg = format!(
-            "tool_artifacts holds {delivered} of the run's {} kept artifacts ({delivered_bytes} bytes at most), yet {}{more} {verb} missing: a bound may drop an artifact only once {} are kept or it no longer fits {} bytes, and the rest are still kept",
-            artifacts.len(),
+            "tool_artifacts holds {delivered} entries ({delivered_bytes} bytes at most) for the run's {kept} kept artifacts{lenient}, yet {}{more} {verb} missing: a bound may drop an artifact only once {} are kept or it no longer fits {} bytes, and the rest are still kept",
             owed[..owed.len().min(3)].join(", "),
             model::floors::ARTIFACTS,
             model::floors::RUN_BYTES,
@@ -425,12 +443,22 @@ impl<'a> Judge<'a> {
                 };
                 (Code::RepeatedArtifact, place, msg)
             }
+            // Under the id of a call that misses nothing of its type: the
+            // entry the call that returned it dropped, said under whose id.
             Source::Dropped {
+                call,
                 entry: dropped,
                 why,
             } => {
-                let msg = format!("tool_artifacts[{i}] is {dropped}, which RT-TOOL-2 drops: {why}");
-                (Code::DroppedEntryDelivered, entry, msg)
+                let under = match calls[call].tool_call_id == id {
+                    true => String::new(),
+                    false => format!(", under call {id}'s id"),
+                };
+                let msg = format!(
+                    "tool_artifacts[{i}] is {dropped}{under}, which RT-TOOL-2 drops: {why}"
+                );
+                let named = self.call_of.get(id).copied();
+                (Code::DroppedEntryDelivered, entry.of_call(named), msg)
             }
             Source::Nowhere => self.altered_or_unproduced(i, kind_, payload, id, entry, pool),
         };
@@ -510,7 +538,8 @@ impl<'a> Judge<'a> {
             None => {
                 let msg =
                     format!("tool_artifacts[{i}] ({kind_} {payload}) was produced by no call");
-                (Code::UnproducedArtifact, entry, msg)
+                let named = self.call_of.get(id).copied();
+                (Code::UnproducedArtifact, entry.of_call(named), msg)
             }
         }
     }
@@ -521,11 +550,16 @@ impl<'a> Judge<'a> {
     /// Two calls may return the same artifact. A kept one whose call still
     /// misses it explains the entry best (the first such call); then one of
     /// the call whose id the entry carries, a repeat or a dropped entry;
+    /// then, when that call still misses an artifact of the entry's `type`,
+    /// nothing ([`Source::Nowhere`]): the entry is that artifact, its
+    /// payload changed, and the finding is about the call the entry names;
     /// then any dropped one; then any repeat (the first of each, in call
     /// order). So when a failed call `c1` and a successful `c2` return the
     /// same link, the link under `c1`'s id is `c2`'s mislabelled while
     /// `c2`'s is missing from the port, and `c1`'s own dropped one while it
-    /// is there.
+    /// is there; and when `c2` returns another link, `c1`'s link under
+    /// `c2`'s id is `c2`'s link with its payload changed (¶1), not `c1`'s
+    /// delivered (RT-TOOL-2), which the entry does not claim.
     ///
     /// The kept entries are the pool's artifacts, in the same order, so the
     /// first unused artifact with this `type` and `payload` names the first
@@ -559,16 +593,20 @@ impl<'a> Judge<'a> {
         let found = match pool.unused(None, kind_, payload, hash) {
             // A kept entry whose call still misses it.
             Some((p, _)) => call_of(p).and_then(|&c| of_call(c)),
-            // The call's own, then any dropped one, then any repeat.
-            None => self
-                .call_of
-                .get(id)
-                .and_then(|&c| of_call(c))
-                .or_else(|| first(sources.dropped.get(&(kind_hash, hash))))
-                .or_else(|| {
-                    let p = pool.first(kind_, payload, hash)?;
-                    call_of(p).and_then(|&c| of_call(c))
-                }),
+            // The call's own; else, if that call still misses an artifact
+            // of this type, nothing (that artifact, altered); else any
+            // dropped one, then any repeat.
+            None => {
+                let own = self.call_of.get(id).and_then(|&c| of_call(c));
+                if own.is_none() && pool.unused_of_kind(id, kind_).is_some() {
+                    return Source::Nowhere;
+                }
+                own.or_else(|| first(sources.dropped.get(&(kind_hash, hash))))
+                    .or_else(|| {
+                        let p = pool.first(kind_, payload, hash)?;
+                        call_of(p).and_then(|&c| of_call(c))
+                    })
+            }
         };
         found.map_or(Source::Nowhere, |s| sources.source(self.case, s))
     }

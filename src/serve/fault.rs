@@ -272,6 +272,14 @@ pub enum Fault {
     /// a repeated command's output collapsed to a reference to the earlier
     /// call).
     DedupeProse,
+    /// Drops every artifact of the run when any call's result is not of
+    /// RT-TOOL-1's shape (not an object, `success` not a boolean,
+    /// `artifacts` neither a list nor null, `data` still carrying the
+    /// reserved key): the results validated as one batch against a strict
+    /// schema, whose failure leaves the whole turn without artifacts
+    /// (breaks `RT-TOOL-3 ¶1`: "every call's artifacts", each call judged
+    /// on its own, and RT-TOOL-2 drops per entry, never per run).
+    DropAllWhenAnyMalformed,
     /// Exits after a few requests.
     Crash,
     /// Stops answering after a few requests.
@@ -314,6 +322,7 @@ impl Fault {
             | CapStrings | AttachmentsKey | ErrorFlagDrops | DedupeAcrossRuns | MemoByResult => {
                 Some(Clause::KeyByKey)
             }
+            DropAllWhenAnyMalformed => Some(Clause::KeyByKey),
             ExposedByDefault | ExposeWithArtifacts | AlwaysHidden | StickyExposure
             | ResultExposure => Some(Clause::NotExposedByDefault),
             LeakPayload | DecoyProse | CountInProse | SwapProse | ErrorInProse
@@ -356,17 +365,17 @@ impl Fault {
             FirstCall | LastCallId | MemoByResult => &[Code::WrongCallId],
             DropLast | DropEmptyPayload | DropUrlInData | DedupeAcrossCalls | CapPayload64k
             | ErrorFlagDrops | DedupeAcrossRuns => &[Code::MissingArtifact],
+            // Within the floors; over them, RT-TOOL-6's to cite.
+            DropAllWhenAnyMalformed => &[Code::MissingArtifact],
             // Another `type` (or the payload under another spelling): no
-            // call's artifact, and the call's own missing.
-            CaseInsensitiveKeys | LowercaseType => {
+            // call's artifact, and the call's own missing. (A trimmed type
+            // may be another artifact's of the call, a repeat, but no
+            // divergence of the ten seeds shrinks to one since a run over
+            // the floors counts every entry it holds and is no longer cited
+            // RT-TOOL-6 beside it.)
+            CaseInsensitiveKeys | LowercaseType | TrimType => {
                 &[Code::MissingArtifact, Code::UnproducedArtifact]
             }
-            // A trimmed `type` may be that of another artifact of the call.
-            TrimType => &[
-                Code::MissingArtifact,
-                Code::RepeatedArtifact,
-                Code::UnproducedArtifact,
-            ],
             DropNullKeys | EmptyObjectAsArray | ParseJsonStrings | StripProtoKeys
             | Int64AsString | SerdeNumberKey | PhpAssocArrays | SixDecimals | CapStrings => {
                 &[Code::PayloadAltered]

@@ -56,7 +56,8 @@ pub fn outcome(case: &Case, fault: Option<Fault>) -> Value {
 }
 
 /// The faults written on the reference outcome before it is JSON: the
-/// exposure, and artifacts dropped or given to the first call. `hidden`:
+/// exposure, and artifacts dropped (some, or all when a result is not of
+/// RT-TOOL-1's shape) or given to the first call. `hidden`:
 /// whether the reference leaves the port unexposed.
 fn broken_before_json(case: &Case, fault: Fault, hidden: bool, outcome: &mut wire::Outcome) {
     match fault {
@@ -72,6 +73,11 @@ fn broken_before_json(case: &Case, fault: Fault, hidden: bool, outcome: &mut wir
             }
         }
         Fault::HiddenDrops if hidden => outcome.tool_artifacts.clear(),
+        Fault::DropAllWhenAnyMalformed
+            if !(case.calls.iter()).all(|call| model::of_rt_tool_1_shape(&call.result)) =>
+        {
+            outcome.tool_artifacts.clear()
+        }
         Fault::HiddenDropsMedia if hidden => outcome
             .tool_artifacts
             .retain(|a| !matches!(a.kind.as_str(), "image" | "file" | "chart")),

@@ -93,6 +93,14 @@ fn link(id: &str) -> Value {
     json!({"type": "link", "payload": {"url": "https://example.com/node/5"}, "tool_call_id": id})
 }
 
+/// A payload that encodes to exactly `bytes` bytes, longest plausible
+/// encoding and all.
+fn sized(bytes: usize) -> Value {
+    let p = json!({"s": "x".repeat(bytes - 8)});
+    assert_eq!(model::encoded_len(&p), bytes);
+    p
+}
+
 const DEFAULT: Options = Options {
     strict_order: false,
     prose: ProseMode::DataOnly,
@@ -684,7 +692,7 @@ fn rt_tool_6_keeps_what_fits_above_the_floors() {
         port(0..0),
         DEFAULT,
         &[RT6],
-        &["tool_artifacts holds 0 of the run's 51 kept artifacts", "artifact 0 of call c1, artifact 1 of call c1, artifact 2 of call c1 and 48 more are missing"],
+        &["tool_artifacts holds 0 entries (0 bytes at most) for the run's 51 kept artifacts, yet", "artifact 0 of call c1, artifact 1 of call c1, artifact 2 of call c1 and 48 more are missing"],
     );
     check(
         &many(51),
@@ -692,6 +700,63 @@ fn rt_tool_6_keeps_what_fits_above_the_floors() {
         DEFAULT,
         &[RT6],
         &["artifact 49 of call c1, artifact 50 of call c1 are missing"],
+    );
+    // Delivered with its type changed is not dropped: 51 entries held
+    // leave nothing a bound may have dropped, and each changed one is ¶1's
+    // (its artifact still missing, said once, by the entry).
+    let mut changed = port(0..51);
+    changed["tool_artifacts"][49]["type"] = json!("LINK");
+    changed["tool_artifacts"][50]["type"] = json!("LINK");
+    check(
+        &many(51),
+        changed.clone(),
+        DEFAULT,
+        &[C1, C1],
+        &["tool_artifacts[49] (\"LINK\" {\"url\":\"https://example.com/49\"}) was produced by no call"],
+    );
+    // Two fewer, 49 entries, and the two dropped still fit.
+    let list = changed["tool_artifacts"].as_array_mut().expect("a list");
+    list.drain(47..49);
+    check(
+        &many(51),
+        changed,
+        DEFAULT,
+        &[C1, C1, RT6],
+        &[
+            "tool_artifacts holds 49 entries (",
+            "artifact 47 of call c1, artifact 48 of call c1, artifact 49 of call c1 and 1 more are missing",
+        ],
+    );
+    // So with bytes: beside a changed entry's 510,000 bytes, the owed
+    // artifact of 500,000 no longer fits the run's 2,000,000.
+    let blob = |bytes: usize| json!({"type": "blob", "payload": sized(bytes)});
+    let (a, b, d, e) = (blob(600_000), blob(500_000), blob(510_000), blob(500_000));
+    let run = json!({"calls": [{"tool_call_id": "c1", "result": {"success": true, "data": "d",
+        "artifacts": [a, b, b, d, e]}}]});
+    let on = |mut a: Value| {
+        a["tool_call_id"] = json!("c1");
+        a
+    };
+    let mut changed = on(d.clone());
+    changed["type"] = json!("BLOB");
+    let held = |last: Value| {
+        json!({"messages": msgs(&[("c1", "d")]), "exposed": false,
+            "tool_artifacts": [on(b.clone()), on(b.clone()), last]})
+    };
+    check(
+        &run,
+        held(changed),
+        DEFAULT,
+        &[C1],
+        &["was produced by no call"],
+    );
+    // Without it, 1,000,000 bytes held: both still fit.
+    check(
+        &run,
+        held(on(blob(8))),
+        DEFAULT,
+        &[C1, RT6],
+        &["artifact 3 of call c1, artifact 4 of call c1 are missing"],
     );
     // One payload over the per-artifact floor: it may go, the rest stay.
     let big = json!({"type": "file", "payload": {"content": "x".repeat(512_001)}});
@@ -708,11 +773,7 @@ fn rt_tool_6_keeps_what_fits_above_the_floors() {
     // The bounds at their edges, with payloads of exact encoded sizes: one
     // of exactly 512,000 bytes is within the floor and owed; one that
     // fits the run's 2,000,000 bytes exactly is owed; one past them is not.
-    let sized = |bytes: usize| {
-        let p = json!({"s": "x".repeat(bytes - 8)});
-        assert_eq!(model::encoded_len(&p), bytes);
-        json!({"type": "blob", "payload": p})
-    };
+    let sized = |bytes: usize| json!({"type": "blob", "payload": sized(bytes)});
     let on = |a: &Value| {
         let mut a = a.clone();
         a["tool_call_id"] = json!("c1");
@@ -862,6 +923,242 @@ fn lenient_zone_gets_the_safety_half() {
         EXACT,
         &[],
         &[],
+    );
+}
+
+/// Each call is judged on its own: a call whose result is a bare string
+/// (no object, no `success`) excuses nothing of a well-formed sibling,
+/// whose kept artifacts are owed. ¶1 says "every call's artifacts", and
+/// RT-TOOL-2 drops per entry, never per run.
+#[test]
+fn a_malformed_call_leaves_its_siblings_artifacts_owed() {
+    let case = json!({"calls": [
+        {"tool_call_id": "c1", "result": "Searched the archive."},
+        {"tool_call_id": "c2", "result": {"success": true, "data": "fetched", "artifacts": [
+            {"type": "link", "payload": {"url": "https://example.com/kept"}},
+            {"type": "file", "payload": {"name": "report.pdf"}}]}}]});
+    let ok = msgs(&[("c1", ""), ("c2", "fetched")]);
+    let link = json!({"type": "link", "payload": {"url": "https://example.com/kept"}, "tool_call_id": "c2"});
+    let file = json!({"type": "file", "payload": {"name": "report.pdf"}, "tool_call_id": "c2"});
+    let observed = |arts: Value| json!({"messages": ok, "exposed": false, "tool_artifacts": arts});
+    let rows: Vec<(Value, &[Clause], &[&str])> = vec![
+        // None of them: each is missing, named with its call.
+        (
+            json!([]),
+            &[C1, C1],
+            &[
+                "artifact 0 of call c2 (link {\"url\":\"https://example.com/kept\"}) is missing",
+                "artifact 1 of call c2 (file {\"name\":\"report.pdf\"}) is missing",
+            ],
+        ),
+        (json!([file]), &[C1], &["artifact 0 of call c2 (link"]),
+        // All of them, in any order: conforms.
+        (json!([link, file]), &[], &[]),
+        (json!([file, link]), &[], &[]),
+    ];
+    for (arts, clauses, says) in rows {
+        check(&case, observed(arts), DEFAULT, clauses, says);
+    }
+    // The finding is about the well-formed call, and the case is still
+    // lenient, saying which call made it so.
+    let case = Case::from_json(case.to_string().as_bytes()).expect("valid");
+    let judgement = judge(&case, &observed(json!([])), DEFAULT).expect("an outcome");
+    assert_eq!(
+        (judgement.violations.iter())
+            .map(|v| (v.code, v.place.call, v.place.artifact))
+            .collect::<Vec<_>>(),
+        [
+            (Code::MissingArtifactWhileHidden, Some(1), Some(0)),
+            (Code::MissingArtifactWhileHidden, Some(1), Some(1))
+        ]
+    );
+    assert_eq!(
+        judgement.zone,
+        model::Zone::Lenient(vec!["call c1: result is a string, not an object".into()])
+    );
+}
+
+/// What a lenient call may deliver stays optional beside an owed sibling,
+/// and the safety half still holds of it: an `artifacts` object's entry
+/// may land under its own call's id or not at all, never under the
+/// sibling's; and the sibling's artifacts are owed all the same.
+#[test]
+fn a_lenient_call_beside_a_well_formed_one_keeps_its_safety_half() {
+    let case = json!({"calls": [
+        {"tool_call_id": "c1", "result": {"success": true, "data": "obj",
+            "artifacts": {"0": {"type": "link", "payload": {"url": "https://example.com/obj"}}}}},
+        {"tool_call_id": "c2", "result": {"success": true, "data": "two", "artifacts": [
+            {"type": "note", "payload": {"n": 2}}]}},
+        {"tool_call_id": "c3", "result": {"success": false, "data": "three", "artifacts": [
+            {"type": "note", "payload": {"n": 3}}]}}]});
+    let ok = msgs(&[("c1", "obj"), ("c2", "two"), ("c3", "three")]);
+    let obj = |id: &str| json!({"type": "link", "payload": {"url": "https://example.com/obj"}, "tool_call_id": id});
+    let note = |n: u8, id: &str| json!({"type": "note", "payload": {"n": n}, "tool_call_id": id});
+    let observed = |arts: Value| json!({"messages": ok, "exposed": false, "tool_artifacts": arts});
+    let rows: Vec<(Value, &[Clause], &[&str])> = vec![
+        (json!([note(2, "c2")]), &[], &[]),
+        (json!([obj("c1"), note(2, "c2")]), &[], &[]),
+        (json!([obj("c1")]), &[C1], &["artifact 0 of call c2 (note"]),
+        (
+            json!([obj("c2"), note(2, "c2")]),
+            &[C1],
+            &["artifact 0 of call c1 carries tool_call_id c2"],
+        ),
+        (
+            json!([note(2, "c2"), note(3, "c3")]),
+            &[RT2],
+            &["entry 0 of call c3's artifacts, which RT-TOOL-2 drops: the call failed"],
+        ),
+    ];
+    for (arts, clauses, says) in rows {
+        check(&case, observed(arts), DEFAULT, clauses, says);
+    }
+    // The reference rendering, under `--prose exact`, is asked of the
+    // well-formed calls alone, whatever their siblings.
+    let exact = |c1: &str, c2: &str| {
+        let mut o = observed(json!([note(2, "c2")]));
+        o["messages"] = msgs(&[("c1", c1), ("c2", c2), ("c3", "three")]);
+        o
+    };
+    check(&case, exact("the object", "two"), EXACT, &[], &[]);
+    // So is the reference order, under `--strict-order`: of the owed
+    // artifacts among themselves, a lenient call's may come anywhere.
+    let ordered = json!({"calls": [
+        {"tool_call_id": "c2", "result": {"success": true, "data": "two", "artifacts": [
+            {"type": "note", "payload": {"n": 1}}, {"type": "note", "payload": {"n": 2}}]}},
+        {"tool_call_id": "c1", "result": {"success": true, "data": "obj",
+            "artifacts": {"0": {"type": "link", "payload": {"url": "https://example.com/obj"}}}}}]});
+    let port = |arts: Value| json!({"messages": msgs(&[("c2", "two"), ("c1", "obj")]), "exposed": false, "tool_artifacts": arts});
+    let (one, two) = (note(1, "c2"), note(2, "c2"));
+    check(
+        &ordered,
+        port(json!([obj("c1"), one, two])),
+        STRICT_ORDER,
+        &[],
+        &[],
+    );
+    check(
+        &ordered,
+        port(json!([two, obj("c1"), one])),
+        STRICT_ORDER,
+        &[C1],
+        &["tool_artifacts is not in the reference order"],
+    );
+    check(
+        &case,
+        exact("obj", "Two."),
+        EXACT,
+        &[C3],
+        &["the prose of call c2 is \"Two.\", not the reference rendering \"two\""],
+    );
+}
+
+/// The outcome of calls `c1` (prose `a`) and `c2` (`b`) that delivers the
+/// first `lenient_n` of `c2`'s artifacts, then the first `owed_n` of
+/// `c1`'s (`owed` and `lenient` give the `i`th of each).
+fn c1_after_c2(
+    owed: &dyn Fn(usize) -> Value,
+    owed_n: usize,
+    lenient: &dyn Fn(usize) -> Value,
+    lenient_n: usize,
+) -> Value {
+    let on = |mut a: Value, id: &str| {
+        a["tool_call_id"] = json!(id);
+        a
+    };
+    let arts: Vec<Value> = (0..lenient_n)
+        .map(|i| on(lenient(i), "c2"))
+        .chain((0..owed_n).map(|i| on(owed(i), "c1")))
+        .collect();
+    json!({"messages": msgs(&[("c1", "a"), ("c2", "b")]), "exposed": false, "tool_artifacts": arts})
+}
+
+/// RT-TOOL-6's floors count what a lenient call may deliver at its
+/// largest. Here the well-formed call keeps 30 artifacts and the lenient
+/// one may deliver 25 more: within the floors alone, over them together.
+/// A runtime that delivers the 25 and drops the owed ones past the 50th
+/// is a bound at the floors, and is not charged; one that drops an owed
+/// artifact that still fits is. With 20 lenient ones, 50 in all, the run
+/// is within the floors however many land, and every owed one is owed.
+#[test]
+fn a_lenient_sibling_counts_at_its_largest_toward_the_floors() {
+    let owed = |i: usize| json!({"type": "link", "payload": {"n": i}});
+    let lenient = |i: usize| json!({"type": "note", "payload": {"m": i}});
+    let case = |lenient_n: usize| {
+        let object: serde_json::Map<String, Value> = (0..lenient_n)
+            .map(|i| (i.to_string(), lenient(i)))
+            .collect();
+        json!({"calls": [
+            {"tool_call_id": "c1", "result": {"success": true, "data": "a",
+                "artifacts": (0..30).map(owed).collect::<Vec<_>>()}},
+            {"tool_call_id": "c2", "result": {"success": true, "data": "b", "artifacts": object}}]})
+    };
+    let port = |owed_n, lenient_n| c1_after_c2(&owed, owed_n, &lenient, lenient_n);
+    /// Lenient entries in the case, owed and lenient ones delivered, the
+    /// clauses named and what they say.
+    type Row = (
+        usize,
+        usize,
+        usize,
+        &'static [Clause],
+        &'static [&'static str],
+    );
+    let rows: Vec<Row> = vec![
+        // Over the floors together: 50 delivered leave the rest droppable.
+        (25, 25, 25, &[], &[]),
+        (25, 30, 0, &[], &[]),
+        (25, 30, 25, &[], &[]),
+        // 49 delivered: the owed ones missing still fit, and are charged.
+        (
+            25,
+            24,
+            25,
+            &[RT6],
+            &[
+                "tool_artifacts holds 49 entries (",
+                "for the run's 30 kept artifacts and 25 entries calls not of RT-TOOL-1's shape may deliver, yet",
+                "artifact 24 of call c1, artifact 25 of call c1, artifact 26 of call c1 and 3 more are missing",
+            ],
+        ),
+        (25, 29, 0, &[RT6], &["artifact 29 of call c1 is missing"]),
+        // Within the floors together: every owed one, whatever lands beside.
+        (20, 30, 20, &[], &[]),
+        (20, 30, 0, &[], &[]),
+        (
+            20,
+            29,
+            20,
+            &[C1],
+            &["artifact 29 of call c1 (link {\"n\":29}) is missing"],
+        ),
+    ];
+    for (in_case, owed_n, lenient_n, clauses, says) in rows {
+        check(
+            &case(in_case),
+            port(owed_n, lenient_n),
+            DEFAULT,
+            clauses,
+            says,
+        );
+    }
+    // The same with bytes: owed payloads of 1,500,000 bytes in all, within
+    // the run's 2,000,000 alone; two lenient ones of 300,000 push it over.
+    let big = |_: usize| json!({"type": "blob", "payload": sized(500_000)});
+    let reserved = |_: usize| json!({"type": "note", "payload": sized(300_000)});
+    let bytes_case = json!({"calls": [
+        {"tool_call_id": "c1", "result": {"success": true, "data": "a",
+            "artifacts": (0..3).map(big).collect::<Vec<_>>()}},
+        {"tool_call_id": "c2", "result": {"success": true,
+            "data": {"result": "b", "artifacts": (0..2).map(reserved).collect::<Vec<_>>()}}}]});
+    let delivered = |owed_n, lenient_n| c1_after_c2(&big, owed_n, &reserved, lenient_n);
+    check(&bytes_case, delivered(3, 0), DEFAULT, &[], &[]);
+    check(&bytes_case, delivered(2, 2), DEFAULT, &[], &[]);
+    check(
+        &bytes_case,
+        delivered(2, 0),
+        DEFAULT,
+        &[RT6],
+        &["artifact 2 of call c1 is missing"],
     );
 }
 
@@ -1291,8 +1588,75 @@ fn the_same_artifact_from_two_calls_is_read_as_what_explains_it() {
         json!({"messages": msgs(&[("c1", "a"), ("c2", "b"), ("c3", "c")]), "exposed": false, "tool_artifacts": [image("c3")]}),
         DEFAULT,
         &[RT2],
-        &["tool_artifacts[0] is entry 0 of call c1's artifacts, which RT-TOOL-2 drops"],
+        &["tool_artifacts[0] is entry 0 of call c1's artifacts, under call c3's id, which RT-TOOL-2 drops"],
     );
+}
+
+/// An entry is about the call whose id it carries. Under `c2`'s id, a
+/// link whose payload is failed call `c1`'s is `c2`'s own link with its
+/// payload changed (¶1, charged to `c2`, its link used up), not `c1`'s
+/// artifact delivered (RT-TOOL-2), which the entry does not claim; so is a
+/// link whose payload is successful `c1`'s, delivered already. Only when
+/// `c2` misses nothing of the entry's type is it `c1`'s, said under whose
+/// id it came.
+#[test]
+fn an_entry_is_charged_to_the_call_it_names() {
+    let case = |c1_success: bool, c2_type: &str| {
+        json!({"calls": [
+            {"tool_call_id": "c1", "result": {"success": c1_success, "data": "a",
+                "artifacts": [{"type": "link", "payload": {"url": "https://example.com/one"}}]}},
+            {"tool_call_id": "c2", "result": {"success": true, "data": "b",
+                "artifacts": [{"type": c2_type, "payload": {"url": "https://example.com/two"}}]}}]})
+    };
+    let one = |id: &str| json!({"type": "link", "payload": {"url": "https://example.com/one"}, "tool_call_id": id});
+    let two = |t: &str| json!({"type": t, "payload": {"url": "https://example.com/two"}, "tool_call_id": "c2"});
+    let observed = |arts: Value| json!({"messages": msgs(&[("c1", "a"), ("c2", "b")]), "exposed": false, "tool_artifacts": arts});
+    const ALTERED: &[&str] =
+        &["tool_artifacts[0] (call c2, type link) has a payload that differs from the artifact's at /url"];
+    let rows: Vec<(Value, Value, &[Clause], &[&str])> = vec![
+        (case(false, "link"), observed(json!([one("c2")])), &[C1], ALTERED),
+        (
+            case(true, "link"),
+            observed(json!([one("c2"), one("c1")])),
+            &[C1],
+            ALTERED,
+        ),
+        // `c2` has no link left to explain it: `c1`'s, under `c2`'s id.
+        (
+            case(false, "file"),
+            observed(json!([one("c2"), two("file")])),
+            &[RT2],
+            &["tool_artifacts[0] is entry 0 of call c1's artifacts, under call c2's id, which RT-TOOL-2 drops: the call failed"],
+        ),
+        (
+            case(false, "link"),
+            observed(json!([two("link"), one("c2")])),
+            &[RT2],
+            &["tool_artifacts[1] is entry 0 of call c1's artifacts, under call c2's id, which RT-TOOL-2 drops"],
+        ),
+        // A kept artifact of `c1`, missing, under `c2`'s id: `c1`'s.
+        (
+            case(true, "link"),
+            observed(json!([one("c2"), two("link")])),
+            &[C1],
+            &["artifact 0 of call c1 carries tool_call_id c2"],
+        ),
+    ];
+    for (case, observed, clauses, says) in rows {
+        check(&case, observed, DEFAULT, clauses, says);
+    }
+    // Its place is `c2`'s link, the first entry's.
+    let failed = Case::from_json(case(false, "link").to_string().as_bytes()).expect("valid");
+    let judgement = judge(&failed, &observed(json!([one("c2")])), DEFAULT).expect("an outcome");
+    let found: Vec<(Code, &Place)> = (judgement.violations.iter())
+        .map(|v| (v.code, &v.place))
+        .collect();
+    let place = Place {
+        call: Some(1),
+        artifact: Some(0),
+        ..Place::entry(0, "/payload/url")
+    };
+    assert_eq!(found, [(Code::PayloadAltered, &place)]);
 }
 
 /// What explains an entry does not depend on where it sits on the port: a

@@ -78,6 +78,7 @@ fn every_vector_is_consistent_with_the_judge() {
                 (false, false) => "subset",
             }
         );
+        owed_as_the_judge_demands(v, &case, options);
         let leaks = v["judged"]["prose_must_not_contain"]
             .as_array()
             .expect("list");
@@ -105,5 +106,45 @@ fn every_vector_is_consistent_with_the_judge() {
                 );
             }
         }
+    }
+}
+
+/// A lenient vector's `owed` is what the judge demands of the calls of
+/// RT-TOOL-1's shape: present exactly when such a call keeps artifacts,
+/// and, within the floors, the expected outcome less any one of them is a
+/// ¶1 violation naming it.
+fn owed_as_the_judge_demands(v: &Value, case: &rt_tool_3::wire::Case, options: Options) {
+    let owed = &v["judged"]["owed"];
+    let subset = v["judged"]["tool_artifacts"] == "subset";
+    let keeps = case
+        .calls
+        .iter()
+        .filter(|c| rt_tool_3::model::of_rt_tool_1_shape(&c.result))
+        .any(|c| rt_tool_3::model::clause_1_key_by_key(c).next().is_some());
+    assert_eq!(owed.is_object(), subset && keeps, "{}", v["description"]);
+    if owed["tool_artifacts"] != "multiset" {
+        return;
+    }
+    let artifacts = owed["artifacts"].as_array().expect("owed artifacts");
+    for artifact in artifacts {
+        let mut less = v["expected"].clone();
+        let port = less["tool_artifacts"].as_array_mut().expect("a port");
+        let at = port
+            .iter()
+            .position(|a| a == artifact)
+            .expect("owed and expected");
+        port.remove(at);
+        let j = judge(case, &less, options).expect("an outcome");
+        // Hidden when the case makes no choice, and `check` says so.
+        let missing: Vec<_> = j.violations.iter().map(|v| v.code.name()).collect();
+        assert_eq!(
+            missing,
+            [match less["exposed"] == true {
+                true => "missing-artifact",
+                false => "missing-artifact-while-hidden",
+            }],
+            "{}: without {artifact}",
+            v["description"]
+        );
     }
 }

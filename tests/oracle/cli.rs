@@ -286,13 +286,30 @@ fn check_judges_by_the_text() {
             links.join(",")
         ),
     );
+    // One call's result a bare string, the other's well-formed: its
+    // artifact is owed all the same.
+    let mixed = write(
+        "mixed.json",
+        r#"{"calls":[{"tool_call_id":"c1","result":"Searched."},{"tool_call_id":"c2","result":{"success":true,"data":"d","artifacts":[{"type":"link","payload":{"url":"https://example.com/kept"}}]}}]}"#,
+    );
     let outcome = |name: &str, messages: &str, artifacts: &str| {
         write(
             name,
             &format!(r#"{{"messages":{messages},"tool_artifacts":{artifacts},"exposed":false}}"#),
         )
     };
+    let mixed_prose = r#"[{"tool_call_id":"c1","content":""},{"tool_call_id":"c2","content":"d"}]"#;
     let table: Vec<(&str, String, &str)> = vec![
+        (
+            &mixed,
+            outcome("mixed-none.json", mixed_prose, "[]"),
+            "RT-TOOL-3 ¶1 [missing-artifact-while-hidden]: artifact 0 of call c2 (link {\"url\":\"https://example.com/kept\"}) is missing from tool_artifacts",
+        ),
+        (
+            &mixed,
+            outcome("mixed-none.json", mixed_prose, "[]"),
+            "violates RT-TOOL-3: 1 violation(s) (lenient zone, judged call by call: call c1: result is a string, not an object)",
+        ),
         (
             &reserved,
             outcome("leak.json", r#"[{"tool_call_id":"c1","content":"x https://example.com/only-here"}]"#, "[]"),
@@ -328,7 +345,7 @@ fn check_judges_by_the_text() {
         (
             &many,
             outcome("none.json", r#"[{"tool_call_id":"c1","content":"d"}]"#, "[]"),
-            "RT-TOOL-6 [dropped-within-bounds]: tool_artifacts holds 0 of the run's 51 kept artifacts",
+            "RT-TOOL-6 [dropped-within-bounds]: tool_artifacts holds 0 entries (0 bytes at most) for the run's 51 kept artifacts, yet",
         ),
     ];
     for (case, outcome, says) in &table {
@@ -341,6 +358,19 @@ fn check_judges_by_the_text() {
         );
         assert!(!cites_a_dotted_clause(&text), "{text}");
     }
+    // Every owed artifact delivered, the malformed call's nothing: conforms.
+    let all = outcome(
+        "mixed-all.json",
+        mixed_prose,
+        r#"[{"type":"link","payload":{"url":"https://example.com/kept"},"tool_call_id":"c2"}]"#,
+    );
+    let out = run(&["check", &mixed, &all], b"");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("conforms to RT-TOOL-3 (lenient zone"),
+        "{text}"
+    );
 }
 
 /// A directory of its own for one test, removed when the test ends.
@@ -764,7 +794,26 @@ fn a_report_for_a_reader_cuts_long_strings_and_the_saved_vectors_keep_them() {
     assert!(text.contains("DIVERGENCE RT-TOOL-6"), "{text}");
     assert!(text.len() < 8_000, "{} bytes printed", text.len());
     let cut: Vec<&str> = text.lines().filter(|l| l.contains("\"…[")).collect();
-    assert_eq!(cut.len(), 3, "{text}");
+    // One line cut for each minimal case, expected and observed outcome
+    // that holds a string over 512 bytes, as the saved vectors hold them.
+    let saved = std::fs::read(&save).expect("saved");
+    let saved = rt_tool_3::wire::parse_value(&saved).expect("the saved vectors");
+    let long = |v: &serde_json::Value| {
+        let mut lengths = Vec::new();
+        strings(v, &mut lengths);
+        lengths.iter().any(|&n| n > 512)
+    };
+    let holding: usize = (saved["divergences"].as_array().into_iter().flatten())
+        .flat_map(|d| d["minimal"].as_array().into_iter().flatten())
+        .map(|v| {
+            ["case", "expected", "observed"]
+                .iter()
+                .filter(|k| long(&v[**k]))
+                .count()
+        })
+        .sum();
+    assert!(holding > 0, "{text}");
+    assert_eq!(cut.len(), holding, "{text}");
     let mut lengths = Vec::new();
     for line in cut {
         let value = line.split_once(": ").map_or(line, |(_, v)| v).trim();
@@ -782,8 +831,6 @@ fn a_report_for_a_reader_cuts_long_strings_and_the_saved_vectors_keep_them() {
         "{text}"
     );
     // Each string cut is whole in the saved vectors, at its length.
-    let saved = std::fs::read(&save).expect("saved");
-    let saved = rt_tool_3::wire::parse_value(&saved).expect("the saved vectors");
     let mut whole = Vec::new();
     strings(&saved, &mut whole);
     for length in lengths {

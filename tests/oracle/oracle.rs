@@ -1388,3 +1388,66 @@ fn a_call_told_same_as_its_twin_is_sent_alone_and_shows_its_own_prose() {
         let _ = std::fs::remove_dir_all(d);
     }
 }
+
+/// `diff` judges each call on its own, as `check` does: beside a call
+/// whose result is a bare string, a well-formed call's artifact is owed
+/// (a runtime that drops every artifact of such a run is ¶1), its prose may
+/// not change with its artifacts (one counting them is ¶3), and a twin
+/// told "(same result as call c1)" is sent alone (¶3); the reference
+/// passes each.
+#[test]
+fn a_malformed_calls_sibling_is_judged_in_full() {
+    let cases = support::tempdir("oracle-per-call-case");
+    let write = |name: &str, text: &str| {
+        let path = cases.join(name);
+        std::fs::write(&path, text).expect("write");
+        path.display().to_string()
+    };
+    let mixed = write(
+        "mixed.json",
+        r#"{"calls": [{"tool_call_id": "c1", "result": "Searched the archive."},
+                      {"tool_call_id": "c2", "result": {"success": true, "data": "fetched",
+                        "artifacts": [{"type": "link", "payload": {"url": "https://example.com/kept"}}]}}]}"#,
+    );
+    let twins = write(
+        "twins.json",
+        r#"{"calls": [{"tool_call_id": "c0", "result": "Searched the archive."},
+                      {"tool_call_id": "c1", "result": {"success": true, "data": {"result": "listed 2 files"}}},
+                      {"tool_call_id": "c2", "result": {"success": true, "data": {"result": "listed 2 files"}}}]}"#,
+    );
+    let mut dirs = Vec::new();
+    for (case, fault, clause, code, call) in [
+        (
+            &mixed,
+            "drop-all-when-any-malformed",
+            "RT-TOOL-3 ¶1",
+            "missing-artifact",
+            1,
+        ),
+        (&mixed, "count-in-prose", "RT-TOOL-3 ¶3", "prose-changed", 1),
+        (&twins, "dedupe-prose", "RT-TOOL-3 ¶3", "prose-alone", 2),
+    ] {
+        let args = ["--cases", "0", "--no-vectors", "--json", "--replay", case];
+        let (out, dir) = diff(fault, &args, &["--fault", fault]);
+        let report: Value = rt_tool_3::wire::parse_value(&out.stdout).expect("a JSON report");
+        assert_eq!(out.status.code(), Some(1), "{fault}: {report}");
+        let divergence = &report["divergences"][0];
+        assert_eq!(
+            divergence["signature"],
+            serde_json::json!([clause]),
+            "{fault}: {report}"
+        );
+        // As the case was sent, before shrinking: about the well-formed call.
+        let found = &divergence["found"][0]["violations"][0];
+        assert_eq!(found["code"], code, "{fault}: {found}");
+        assert_eq!(found["place"]["call"], call, "{fault}: {found}");
+        let (out, reference) = diff("per-call-reference", &args, &[]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{text}");
+        dirs.extend([dir, reference]);
+    }
+    dirs.push(cases);
+    for d in dirs {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}

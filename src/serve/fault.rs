@@ -350,15 +350,22 @@ impl Fault {
             DropLast | DropEmptyPayload | DropUrlInData | DedupeAcrossCalls | CapPayload64k
             | ErrorFlagDrops | DedupeAcrossRuns => &[Code::MissingArtifact],
             // Another `type` (or the payload under another spelling): no
-            // call's artifact, and the call's own missing.
-            CaseInsensitiveKeys | LowercaseType => {
-                &[Code::MissingArtifact, Code::UnproducedArtifact]
-            }
-            // A trimmed `type` may be that of another artifact of the call.
-            TrimType => &[
+            // call's artifact, and the call's own missing; a `PAYLOAD` key
+            // read as the payload keeps the type and alters the payload.
+            CaseInsensitiveKeys => &[
                 Code::MissingArtifact,
-                Code::RepeatedArtifact,
+                Code::PayloadAltered,
                 Code::UnproducedArtifact,
+            ],
+            // A lower-cased or trimmed `type` may be that of another call's
+            // artifact with the same payload (`{}` in two calls, `Link` in
+            // one and `link` in the other): the entry reads as that call's,
+            // carrying the wrong id (issue 56's streams show it on seeds 1
+            // to 10; charging the call the entry names would not).
+            LowercaseType | TrimType => &[
+                Code::MissingArtifact,
+                Code::UnproducedArtifact,
+                Code::WrongCallId,
             ],
             DropNullKeys | EmptyObjectAsArray | ParseJsonStrings | StripProtoKeys
             | Int64AsString | SerdeNumberKey | PhpAssocArrays | SixDecimals | CapStrings => {

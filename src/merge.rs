@@ -65,7 +65,9 @@ struct Part {
 pub fn merge(files: &[(String, Vec<u8>)]) -> Result<Report, String> {
     let mut parts: Vec<(&str, Part)> = Vec::with_capacity(files.len());
     for (name, bytes) in files {
-        let part: Part = serde_json::from_slice(bytes).map_err(|e| {
+        // Within the oracle's nesting bound, as every document is read: a
+        // report holds cases, and serde_json's own bound is 128 levels.
+        let part: Part = crate::wire::parse(bytes).map_err(|e| {
             format!(
                 "{name} is not the --json report or --save file of a diff run of this oracle: {e}"
             )

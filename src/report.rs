@@ -203,9 +203,12 @@ impl Run {
     ) -> Result<Run, String> {
         // Read back from its text, as a report file is: a tree read back
         // as a deserializer would lose what `wire::value` keeps.
-        let said: Said = serde_json::to_vec(standing)
-            .and_then(|text| serde_json::from_slice(&text))
-            .map_err(|e| format!("cannot encode the standing: {e}"))?;
+        // Within the oracle's nesting bound, as every document is read:
+        // serde_json's own stops at 128, and a counterexample nests deeper.
+        let text =
+            serde_json::to_vec(standing).map_err(|e| format!("cannot encode the standing: {e}"))?;
+        let said: Said =
+            crate::wire::parse(&text).map_err(|e| format!("cannot encode the standing: {e}"))?;
         let case = report
             .fault
             .as_ref()
@@ -271,7 +274,7 @@ impl Run {
             vectors: VectorsRun,
             fault: Option<Fault>,
         }
-        let json: Json = serde_json::from_slice(bytes).map_err(|e| {
+        let json: Json = crate::wire::parse(bytes).map_err(|e| {
             format!("{name} is not the --json report of a diff or merge run of this oracle: {e}")
         })?;
         let case = json.fault.map(|f| f.case);

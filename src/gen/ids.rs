@@ -46,7 +46,8 @@ pub fn call_id() -> BoxedStrategy<String> {
 
 /// A value for a spoofed `tool_call_id`: a sibling call's real id (a mark
 /// until [`case`] replaces it), the call's own id, a random [`call_id`]
-/// (often a real one too), a canary, or not a string at all.
+/// (often a real one too), a canary, or not a string at all (null, a
+/// number, an object, a boolean, a sibling's id in a list).
 pub(super) fn spoofed_id() -> BoxedStrategy<Value> {
     one_of![
         3 => (0usize..4).prop_map(|k| Value::String(format!("{MARK_SIBLING}{k}"))),
@@ -57,6 +58,8 @@ pub(super) fn spoofed_id() -> BoxedStrategy<Value> {
             Just(Value::Null),
             (0i64..10).prop_map(Value::from),
             Just(json!({"id": "c1"})),
+            any::<bool>().prop_map(Value::Bool),
+            (0usize..4).prop_map(|k| json!([format!("{MARK_SIBLING}{k}")])),
         ],
     ]
     .boxed()

@@ -33,19 +33,39 @@
 //!   delimiter-like strings ([`DELIMITERS`]), and MCP-style typed content
 //!   blocks (`text`, `resource_link`);
 //! - instruction-like text inside artifacts ([`INSTRUCTIONS`]);
-//! - a minority (about 16 %) of lenient-zone cases ([`lenient_case`]): a
+//! - every JSON type in every place of a result: `success`, `data`,
+//!   `error` ([`error`]), `artifacts`, an entry's `type`, `payload` and
+//!   `tool_call_id`, `data`'s reserved `artifacts` key, and keys the rule
+//!   never names;
+//! - strings with every character a parser or a line splitter trips on:
+//!   NUL, CR, U+2028, U+2029 and U+0085 (which JSON leaves unescaped and
+//!   `str.splitlines` splits at), the BOM, non-characters, characters
+//!   outside the Basic Multilingual Plane, and the text of a surrogate
+//!   escape (`\ud800` as six characters; never a lone surrogate, which a
+//!   case may not hold);
+//! - a minority (about a fifth) of lenient-zone cases ([`lenient_case`]): a
 //!   result that is not an object, `artifacts` that is not an array, no
 //!   boolean `success`, and runs above RT-TOOL-6's floors (over 50 kept
-//!   artifacts, or a payload over 512,000 encoded bytes).
+//!   artifacts, or a payload over 512,000 encoded bytes);
+//! - RT-TOOL-6's bounds at their edges ([`near_bound_case`],
+//!   [`count_case`]): payloads solved to 512,000 bytes exactly and a few
+//!   bytes either side, and runs to 2,000,000, under each [`Measure`] a
+//!   runtime may take (compact, escaped, the oracle's own, UTF-16 units,
+//!   pretty-printed, base64, the whole entry), an artifact that no longer
+//!   fits the run before a smaller one that still does, and runs keeping
+//!   exactly 49, 50 or 51 artifacts over several calls with malformed
+//!   entries between them.
 //!
 //! Sizes are small by default (up to four calls, up to about five entries a
 //! call) so that proptest's shrinking ends near a minimal case, but the
 //! generators reach the edges: empty and unusual strings, payloads nested 20
-//! deep (a whole case never nests deeper than 40, far under serde_json's
-//! recursion limit of 128), exactly 45 to 50 kept artifacts, and over 50.
-//! Every generated number is exact as an IEEE-754 double (integers within
-//! ±2^53, quarters), so an implementation in any language can replay a case
-//! as it is.
+//! deep and, in about one result in a hundred, 64 to [`DEEPEST_PAYLOAD`]
+//! (501) levels, where a request nests 508 deep and a report holding the
+//! case 512, the oracle's bound and PHP's ([`deep_entry`]), exactly 45 to 51
+//! kept artifacts, and over 50. Every generated number is exact as an
+//! IEEE-754 double (integers within ±2^53, quarters), or one drawn across
+//! the whole range that a double at least approximates ([`wide_number`]),
+//! so an implementation in any language can replay a case as it is.
 //!
 //! [`case`] is the top-level strategy; [`cases`] turns it into a
 //! reproducible stream (the `rt-tool-3 cases` command).
@@ -81,10 +101,12 @@ use crate::wire::{Call, Case};
 mod canary;
 mod cases;
 mod census;
+mod edges;
 mod entries;
 mod exposure;
 mod fuzzing;
 mod ids;
+mod measures;
 mod pattern;
 mod payloads;
 mod plain;
@@ -97,12 +119,14 @@ mod union;
 pub use self::canary::*;
 pub use self::cases::*;
 pub use self::census::{
-    chance_each, chance_of_at_most, features, fewest_cases, Census, Feature, Kind, Place, Seen,
-    Share, CHANCE, LOWER_FLOORS,
+    chance_each, chance_of_at_most, features, fewest_cases, lower_floor, Census, Feature, Kind,
+    Place, Seen, Share, CHANCE, LOWER_FLOORS,
 };
+pub use self::edges::*;
 pub use self::entries::*;
 pub use self::exposure::*;
 pub use self::ids::*;
+pub use self::measures::*;
 use self::pattern::Pattern;
 pub use self::payloads::*;
 pub use self::plain::*;

@@ -99,6 +99,38 @@ pub fn blob() -> BoxedStrategy<String> {
         .boxed()
 }
 
+/// An entry whose payload nests from 64 levels deep to [`DEEPEST_PAYLOAD`]
+/// (501, counting the payload itself), half the time at that bound or one
+/// or two levels under it: `{"type": …, "payload": {…, "deep": {"d": [{"d":
+/// …}]}}}`. A runtime that copies, validates or prints a payload by
+/// recursion to a depth of its own (Python's recursion limit of 1,000 frames,
+/// a schema library's default depth) fails or cuts it there.
+pub fn deep_entry() -> BoxedStrategy<Value> {
+    let depth = one_of![
+        1 => (DEEPEST_PAYLOAD - 2..=DEEPEST_PAYLOAD),
+        1 => (64..DEEPEST_PAYLOAD - 2),
+    ];
+    (
+        artifact_type(),
+        payload_base(),
+        depth,
+        vec(any::<bool>(), DEEPEST_PAYLOAD),
+        scalar(),
+    )
+        .prop_map(|(kind, mut payload, depth, steps, leaf)| {
+            // The payload object is the first level; the chain the rest.
+            let chain = steps[..depth - 1]
+                .iter()
+                .fold(leaf, |inner, &keyed| match keyed {
+                    true => object([("d".to_owned(), inner)]),
+                    false => Value::Array(vec![inner]),
+                });
+            payload.insert("deep".into(), chain);
+            json!({"type": kind, "payload": payload})
+        })
+        .boxed()
+}
+
 /// A payload without canaries or marks: what a tool might also copy into
 /// `data`. Always an object.
 pub fn plain_payload() -> BoxedStrategy<Value> {

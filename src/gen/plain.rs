@@ -5,7 +5,14 @@
 use super::*;
 
 /// Strings at the edges: empty, whitespace, non-ASCII, control characters,
-/// escapes, look-alikes, and words a lax parser might take for something else.
+/// escapes, look-alikes, and words a lax parser might take for something else;
+/// and every character a parser or a line splitter trips on: NUL, CR, the
+/// Unicode line ends JSON leaves unescaped (U+2028, U+2029, U+0085, which
+/// Python's `str.splitlines` and some readers split at), the BOM,
+/// non-characters (U+FFFE, U+FFFF, U+1FFFE, U+10FFFF), characters outside the
+/// Basic Multilingual Plane, and the *text* of lone surrogate escapes
+/// (`\ud800` as six characters, never a lone surrogate: a case holding one
+/// is refused), which a runtime that unescapes strings twice makes into one.
 pub(super) const ODD_STRINGS: &[&str] = &[
     "",
     " ",
@@ -25,6 +32,14 @@ pub(super) const ODD_STRINGS: &[&str] = &[
     "null",
     "true",
     "0",
+    "cr\rlf\r\n",
+    "line\u{2028}separator",
+    "\u{2029}",
+    "next\u{85}line",
+    "\u{fffe}\u{ffff}",
+    "\u{1fffe}\u{10ffff}",
+    "\\ud800",
+    "\\udc00\\ud83d\\ude00",
 ];
 
 /// A short string: words, the empty string, odd strings (non-ASCII,

@@ -28,7 +28,8 @@ pub const DELIMITERS: &[&str] = &[
 ];
 
 /// A result's `data` (`None`: no `data` key): the rule's `{"result": …}`
-/// shape, a string, null, absent, any small JSON, a deep value, text with
+/// shape, a string, null, absent, a boolean, a number, any small JSON, a
+/// deep value, text with
 /// a delimiter-like string ([`DELIMITERS`]), typed content blocks the way MCP
 /// writes a tool's output (`[{"type": "text", …}, {"type":
 /// "resource_link", …}]`), or `{"result": …}` carrying a `tool_call_id` of
@@ -63,6 +64,9 @@ pub fn data() -> BoxedStrategy<Option<Value>> {
         // a runtime may take for a failed call.
         2 => prose_text().prop_map(|t| Some(json!({"result": t}))),
         1 => text().prop_map(|t| Some(Value::String(format!("Error: {t}")))),
+        // A boolean or a number, which the rule's example never shows.
+        1 => any::<bool>().prop_map(|b| Some(Value::Bool(b))),
+        1 => number().prop_map(Some),
     ]
     .boxed()
 }
@@ -92,8 +96,8 @@ pub const FRAMEWORK_KEYS: &[&[&str]] = &[
 ];
 
 /// A key the rule never names, at a result's top level, with its value:
-/// an arbitrary name holding a string (often prose-sized), an object or a
-/// list; or another framework's key for text, metadata, attachments (a
+/// an arbitrary name holding a string (often prose-sized), an object, a
+/// list, null or a number; or another framework's key for text, metadata, attachments (a
 /// list of well-formed entries), exposure or failure ([`FRAMEWORK_KEYS`]).
 /// Never `success`, `data`, `error` nor `artifacts`.
 pub fn unknown_key() -> BoxedStrategy<(String, Value)> {
@@ -102,6 +106,8 @@ pub fn unknown_key() -> BoxedStrategy<(String, Value)> {
         1 => text().prop_map(Value::String),
         1 => json(2),
         1 => vec(prose_text().prop_map(Value::String), 0..=3).prop_map(Value::Array),
+        1 => Just(Value::Null),
+        1 => number(),
     ];
     let named = |keys: &'static [&'static str]| select(keys).prop_map(str::to_owned);
     let pair = one_of![
@@ -124,19 +130,26 @@ pub fn unknown_key() -> BoxedStrategy<(String, Value)> {
 }
 
 /// A result's `artifacts` (`None`: no `artifacts` key): absent, null, empty,
-/// one to four [`artifact_entry`]s, or up to two and a [`blob_entry`].
+/// one to four [`artifact_entry`]s, up to two and a [`blob_entry`], or
+/// (about one result in a hundred) up to two and a [`deep_entry`].
 pub(super) fn artifacts_field() -> BoxedStrategy<Option<Value>> {
-    one_of![
-        2 => Just(None),
-        1 => Just(Some(Value::Null)),
-        1 => Just(Some(json!([]))),
-        6 => vec(artifact_entry(), 1..=4).prop_map(|v| Some(Value::Array(v))),
-        // A file's content among them, of any size (payload sizes drawn
-        // across their range, not at a few points).
-        1 => (vec(artifact_entry(), 0..=2), blob_entry(), any::<Index>()).prop_map(|(mut v, b, at)| {
+    let among = |special: BoxedStrategy<Value>| {
+        (vec(artifact_entry(), 0..=2), special, any::<Index>()).prop_map(|(mut v, b, at)| {
             v.insert(at.index(v.len() + 1), b);
             Some(Value::Array(v))
-        }),
+        })
+    };
+    one_of![
+        20 => Just(None),
+        10 => Just(Some(Value::Null)),
+        10 => Just(Some(json!([]))),
+        60 => vec(artifact_entry(), 1..=4).prop_map(|v| Some(Value::Array(v))),
+        // A file's content among them, of any size (payload sizes drawn
+        // across their range, not at a few points).
+        10 => among(blob_entry()),
+        // A payload nested 64 levels deep or more, up to the deepest every
+        // document holding it stays within the oracle's nesting bound.
+        1 => among(deep_entry()),
     ]
     .boxed()
 }
@@ -157,17 +170,31 @@ pub fn decoy() -> BoxedStrategy<(String, Value)> {
         .boxed()
 }
 
+/// A result's `error` (`None`: no `error` key): absent, null, text, and
+/// about one in seven of each other JSON type, as tools write errors: a
+/// flag, a code, a list of messages, an object with a code and a message.
+/// Whatever its type, a successful call's `error` never reaches the prose,
+/// and no type of it decides whether the call failed.
+pub fn error() -> BoxedStrategy<Option<Value>> {
+    one_of![
+        3 => Just(None),
+        2 => Just(Some(Value::Null)),
+        1 => text().prop_map(|t| Some(Value::String(t))),
+        1 => text().prop_map(|t| Some(Value::String(format!("Error: {t}")))),
+        1 => any::<bool>().prop_map(|b| Some(Value::Bool(b))),
+        1 => number().prop_map(Some),
+        1 => vec(text().prop_map(Value::String), 0..=2).prop_map(|v| Some(Value::Array(v))),
+        1 => (number(), text()).prop_map(|(code, t)| Some(json!({"code": code, "message": t}))),
+    ]
+    .boxed()
+}
+
 /// A strict-zone result with marks not yet replaced by ids.
 pub(super) fn marked_result() -> BoxedStrategy<Value> {
     (
         proptest::bool::weighted(0.85),
         data(),
-        one_of![
-            3 => Just(None),
-            2 => Just(Some(Value::Null)),
-            1 => text().prop_map(|t| Some(Value::String(t))),
-            1 => text().prop_map(|t| Some(Value::String(format!("Error: {t}")))),
-        ],
+        error(),
         artifacts_field(),
         (
             one_of![8 => Just(vec![]), 1 => vec(decoy(), 1..=2)],

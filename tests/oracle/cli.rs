@@ -1935,3 +1935,89 @@ fn an_exit_2_under_json_says_its_code_on_stdout() {
     assert!(report.get("error").is_none(), "{report}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A report holding a case nested as deep as the generators nest one (a
+/// payload 501 levels deep, the report 512) is read back by `merge`, by
+/// `report` (its counterexample that deep too, as when an implementation
+/// fails on the depth alone) and by `--replay`: every document the oracle
+/// writes, it reads within its own nesting bound, not serde_json's 128.
+#[test]
+fn a_report_holding_a_case_at_the_nesting_bound_is_read_back() {
+    let scratch = Scratch::new("deep-report");
+    let bin = env!("CARGO_BIN_EXE_rt-tool-3");
+    let chain = (0..rt_tool_3::gen::DEEPEST_PAYLOAD)
+        .fold(serde_json::json!(0), |v, _| serde_json::json!({ "d": v }));
+    let case = serde_json::json!({"exposed": null, "calls": [{"tool_call_id": "c1", "result": {"success": true,
+        "artifacts": [{"type": "link", "payload": chain}]}}]});
+    let case_file = scratch.write("case.json", &case.to_string());
+    let save = scratch.0.join("save.json").display().to_string();
+    let out = run(
+        &[
+            "diff",
+            "--cases",
+            "0",
+            "--no-vectors",
+            "--replay",
+            &case_file,
+            "--json",
+        ]
+        .into_iter()
+        .chain(["--save", &save, "--", bin, "serve", "--fault", "drop-last"])
+        .collect::<Vec<_>>(),
+        b"",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut report: serde_json::Value = rt_tool_3::wire::parse(&out.stdout).expect("the report");
+    let found = report["divergences"][0]["found"][0]["case"].clone();
+    assert!(found == case, "the case the report holds is the case sent");
+    let json_file = scratch.write("report.json", &report.to_string());
+    let merged = run(&["merge", &json_file], b"");
+    assert_eq!(
+        merged.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+    let replayed = run(
+        &[
+            "diff",
+            "--cases",
+            "0",
+            "--no-vectors",
+            "--replay",
+            &save,
+            "--",
+            bin,
+            "serve",
+        ],
+        b"",
+    );
+    assert_eq!(
+        replayed.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&replayed.stderr)
+    );
+    for clause in report["standing"]["clauses"]
+        .as_array_mut()
+        .expect("clauses")
+    {
+        if clause["counterexample"].is_object() {
+            clause["counterexample"]["case"] = found.clone();
+        }
+    }
+    let deep = scratch.write("deep.json", &report.to_string());
+    let html = scratch.0.join("page.html").display().to_string();
+    let out = run(&["report", &deep, "--html", &html], b"");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

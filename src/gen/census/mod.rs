@@ -36,9 +36,14 @@ use crate::judge::Clause;
 use crate::model;
 use crate::wire::Outcome;
 
+mod edges;
+mod floors;
 mod rows;
-pub use self::rows::LOWER_FLOORS;
-use self::rows::{OTHERS, SPOOFS};
+mod types;
+use self::edges::{COUNTS, NEAR_PAYLOAD, NEAR_RUN};
+pub use self::floors::{lower_floor, LOWER_FLOORS};
+use self::rows::{depth, OTHERS, SPOOFS};
+use self::types::{Types, CHARS, TYPES};
 
 /// One adversarial feature of a case.
 #[derive(Clone, Copy)]
@@ -64,13 +69,20 @@ impl std::fmt::Debug for Feature {
 }
 
 /// A case, with what the predicates ask of it worked out once: the
-/// reference outcome and every spoofed id with its place and kind.
+/// reference outcome, every spoofed id with its place and kind, each kept
+/// payload's sizes and depth, the JSON types in each place of a result,
+/// and the classes of characters in its strings.
 pub struct Seen<'c> {
     /// The case.
     pub case: &'c Case,
     /// The reference outcome of the case.
     pub outcome: Outcome,
     spoofs: BTreeSet<(Place, Kind)>,
+    /// Each payload RT-TOOL-2 keeps, in the order collected: its sizes
+    /// under every measure and its depth.
+    kept: Vec<(Sizes, usize)>,
+    types: Types,
+    chars: u16,
 }
 
 /// Where a spoofed `tool_call_id` sits in a result.
@@ -140,11 +152,43 @@ impl<'c> Seen<'c> {
                 }
             }
         }
+        let kept = case
+            .calls
+            .iter()
+            .flat_map(|c| {
+                model::rt_tool_2_kept(&c.result)
+                    .map(|(kind, p)| (Sizes::of(p, kind, &c.tool_call_id), depth(p)))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
         Seen {
             case,
             outcome: model::outcome(case),
             spoofs,
+            kept,
+            types: types::types_of(case),
+            chars: types::case_chars(case),
         }
+    }
+
+    /// Whether a kept payload is within 2 % of 512,000 under `m`.
+    fn near_payload(&self, m: Measure) -> bool {
+        self.kept.iter().any(|(s, _)| Bound::Payload.near(s.get(m)))
+    }
+
+    /// Whether the run's kept payloads are within 2 % of 2,000,000 under `m`.
+    fn near_run(&self, m: Measure) -> bool {
+        Bound::Run.near(self.kept.iter().map(|(s, _)| s.get(m)).sum())
+    }
+
+    /// How many payloads RT-TOOL-2 keeps in the run.
+    fn kept_count(&self) -> usize {
+        self.kept.len()
+    }
+
+    /// The depth of the deepest kept payload (an empty object is 1).
+    fn deepest_kept(&self) -> usize {
+        self.kept.iter().map(|&(_, d)| d).max().unwrap_or(0)
     }
 
     /// Whether a `tool_call_id` of `kind` sits at `place`.
@@ -226,7 +270,14 @@ fn ids_below(v: &Value, depth: usize, f: &mut dyn FnMut(usize, &Value)) {
 
 /// Every feature, in the census's order.
 pub fn features() -> impl Iterator<Item = &'static Feature> {
-    SPOOFS.iter().chain(OTHERS)
+    SPOOFS
+        .iter()
+        .chain(OTHERS)
+        .chain(&NEAR_PAYLOAD)
+        .chain(&NEAR_RUN)
+        .chain(&COUNTS)
+        .chain(&TYPES)
+        .chain(&CHARS)
 }
 
 /// One feature's count in a census.
@@ -375,8 +426,9 @@ impl Census {
             } else {
                 String::new()
             };
+            // A floor as it is: 2 %, 0.5 %.
             out.push_str(&format!(
-                "| `{}` | {} | {:.1} %{flag} | {:.0} % | {} |\n",
+                "| `{}` | {} | {:.1} %{flag} | {} % | {} |\n",
                 s.feature, s.exposes, s.percent, s.floor, s.mistake
             ));
         }

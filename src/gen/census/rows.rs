@@ -630,17 +630,10 @@ pub(super) const OTHERS: &[Feature] = &[
     },
 ];
 
-fn depth(v: &Value) -> usize {
+pub(super) fn depth(v: &Value) -> usize {
     match v {
         Value::Array(a) => 1 + a.iter().map(depth).max().unwrap_or(0),
         Value::Object(m) => 1 + m.values().map(depth).max().unwrap_or(0),
         _ => 0,
     }
 }
-
-/// Why a feature's floor is under 2 %, feature by feature. Every floor
-/// under 2 % has its reason here (a test says so).
-pub const LOWER_FLOORS: &[(&str, &str)] = &[(
-    "bounds.oversize_first",
-    "a case over RT-TOOL-6's per-artifact floor carries half a megabyte, so more of them would slow every run and every shrink; at about 1 % the fault this shape exposes (stop-at-oversize) is still caught on 10 seeds of 10 of 1,000 cases (0.4.0)",
-)];

@@ -772,8 +772,8 @@ fn a_line_after_stop_is_a_fault_named_by_its_copy() {
     }
 }
 
-/// A divergence over RT-TOOL-6's payload floor carries a half-megabyte
-/// string in its case, its expected and its observed outcome. The report
+/// A divergence on RT-TOOL-6's floors carries strings of hundreds of
+/// kilobytes in its case, its expected and its observed outcome. The report
 /// for a reader shows each cut, with its length, on lines that do not
 /// parse (so none is copied for the case by mistake), and says so; the
 /// saved vectors hold the string whole.
@@ -823,7 +823,9 @@ fn a_report_for_a_reader_cuts_long_strings_and_the_saved_vectors_keep_them() {
             .and_then(|(_, rest)| rest.split_once(" bytes]"))
             .and_then(|(n, _)| n.parse().ok())
             .expect("a length");
-        assert!(length > 512_000, "{line}");
+        // Only strings over 512 bytes are cut, as the README says; the
+        // ones this run cuts are far over it.
+        assert!(length > 100_000, "{line}");
         lengths.push(length);
     }
     assert!(
@@ -1333,7 +1335,10 @@ fn markup_in_a_case_and_a_name_stays_text_in_every_report() {
         .map(text_of);
     assert_eq!(
         h1,
-        Some(format!("RT-TOOL-3 standing: {plain} 0.9.0 (rust)"))
+        Some(format!(
+            "RT-TOOL-3 standing: {plain} {} (rust)",
+            rt_tool_3::ORACLE_VERSION
+        ))
     );
     let pre: Vec<String> = doc
         .descendants()
@@ -1367,7 +1372,10 @@ fn markup_in_a_case_and_a_name_stays_text_in_every_report() {
     let suites = doc.root_element().attribute("name").map(str::to_owned);
     assert_eq!(
         suites,
-        Some(format!("RT-TOOL-3 conformance: {plain} 0.9.0 (rust)"))
+        Some(format!(
+            "RT-TOOL-3 conformance: {plain} {} (rust)",
+            rt_tool_3::ORACLE_VERSION
+        ))
     );
 
     let md = read("md");

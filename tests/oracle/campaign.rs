@@ -374,6 +374,10 @@ const STREAMS: &[(&str, &str)] = &[
         "0.9.0",
         "4478a78083831d88a00cd6c52e5c3c645f7ba0bf385cbc4c8c36a961d56bdf73",
     ),
+    (
+        "0.10.0",
+        "f7dabf19a77e7091500d25f62bacc50f763d77a9be1ab765887ac0933a78d9f7",
+    ),
 ];
 
 #[test]

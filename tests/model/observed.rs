@@ -35,8 +35,9 @@ fn options() -> [Options; 3] {
 }
 
 proptest! {
-    // Each case judged 39 times 3 ways, twice: 16 cases keep the module to
-    // seconds in the unoptimised build each mutant of the judge runs.
+    // Each case judged once for the reference and once for each fault of
+    // `serve`, 3 ways, twice: 16 cases keep the module to seconds in the
+    // unoptimised build each mutant of the judge runs.
     #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
 
     #[test]

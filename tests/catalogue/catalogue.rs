@@ -45,10 +45,6 @@ const AWAITING: &[(&str, &str)] = &[
         "php-assoc-arrays",
         "payloads holding an object keyed \"0\", \"1\", … in order (drawn in 89d0f59, withdrawn with the above)",
     ),
-    (
-        "reserved-list-only",
-        "a reserved `artifacts` key in `data` holding a string, or an object with a string in it (the stream draws it only as a list; issue 56 asks for every JSON type in every place of a result, `gen::typed_result` draws them, and `diff`'s canary sibling keeps the key's type)",
-    ),
 ];
 
 /// A `diff` run longer than this is killed and fails the test.

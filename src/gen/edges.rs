@@ -410,7 +410,7 @@ fn succeeded(data: Option<Value>, artifacts: Vec<Value>) -> Value {
 /// counting at a call's end, meets its bound early or late. The kept
 /// entries cycle through one to five drawn ones, so the case stays small,
 /// numbered by their call (`"part": j` in the payload) and of an ordinary
-/// type ([`plain_type`]): none alike across calls, none a normaliser
+/// type (`plain_type`): none alike across calls, none a normaliser
 /// changes, so that a runtime that de-duplicates or trims is first shown
 /// on a case within the floors (with the entries alike across calls,
 /// `dedupe-across-calls` was first shown on a run of 51, where RT-TOOL-6

@@ -84,7 +84,7 @@ pub use examine::{examine, Examined};
 pub use marked::MARKER_KEY;
 pub use pipeline::run;
 pub use report::{
-    Campaign, Config, Divergence, FaultReport, Report, Shard, ShrinkEnd, SiblingRun, Vector,
+    Campaign, Config, Divergence, FaultReport, Phase, Report, Shard, ShrinkEnd, SiblingRun, Vector,
     VectorsRun, Warning, WARNED_MAX,
 };
 pub use sent::siblings;

@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::diff::{Report, ShrinkEnd, Vector};
+use crate::diff::{Phase, Report, ShrinkEnd, Vector};
 use crate::escape::{fence, markdown};
 use crate::judge::{self, Cite, Clause};
 use crate::wire::Case;
@@ -171,6 +171,10 @@ pub struct Standing {
     /// Its code, one of [`crate::code::PROCESS_FAULTS`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fault_code: Option<String>,
+    /// When it broke: at `start` (nothing was judged), during the `run`,
+    /// or at `stop` (every case was answered).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault_phase: Option<Phase>,
     /// Clause by clause: ¶1 to ¶4, RT-TOOL-2, RT-TOOL-6 and the outcome's
     /// shape.
     pub clauses: Vec<ClauseStanding>,
@@ -252,6 +256,7 @@ impl Standing {
             complete,
             fault: report.fault.as_ref().map(|f| f.message.clone()),
             fault_code: report.fault.as_ref().map(|f| f.code.clone()),
+            fault_phase: report.fault.as_ref().map(|f| f.phase),
             errored: if complete {
                 first("errored").map(|(v, end)| Counterexample::of(&v, None, end))
             } else {
@@ -321,8 +326,12 @@ impl Standing {
         if !self.complete {
             let _ = writeln!(
                 md,
-                "**No standing.** The run ended on a fault of the implementation's process before it was judged in full: {}. Nothing is claimed.",
-                markdown(self.fault.as_deref().unwrap_or("unknown"))
+                "**No standing.** {}",
+                self.fault_phase.unwrap_or_default().no_standing(
+                    self.fault.as_deref().unwrap_or("unknown"),
+                    self.fault_code.as_deref().unwrap_or("unknown"),
+                    markdown
+                )
             );
             return md;
         }

@@ -9,7 +9,6 @@ use rt_tool_3::diff;
 use rt_tool_3::report;
 use rt_tool_3::standing::{Standing, Status};
 
-use super::diff::Broke;
 use super::fail::Fail;
 use super::output::{print, shown, write_file, write_json_line, CUT_NOTE};
 use crate::Reports;
@@ -53,16 +52,12 @@ pub(crate) fn conclude(
     report: &diff::Report,
     files: &Files,
     save_error: Option<String>,
-    stopped: Option<Broke>,
 ) -> Result<ExitCode, Fail> {
     let standing = Standing::of(report);
     if let Some(path) = &files.standing {
         write_file(path, standing.markdown().as_bytes())?;
     }
-    files.reports.write(|| {
-        let stopped = stopped.as_ref().map(|b| (b.code, b.message.as_str()));
-        report::Run::of(report, &standing, stopped)
-    })?;
+    files.reports.write(|| report::Run::of(report, &standing))?;
     if files.json {
         #[derive(serde::Serialize)]
         struct Json<'a> {
@@ -81,19 +76,7 @@ pub(crate) fn conclude(
         return Err(Fail::write(e));
     }
     if let Some(f) = &report.fault {
-        let (case, cut) = shown(&serde_json::to_value(&f.case).unwrap_or_default());
-        let note = if cut {
-            format!(" {CUT_NOTE}")
-        } else {
-            String::new()
-        };
-        return Err(Fail::process(
-            &f.code,
-            format!("{}; the case: {case}{note}", f.message),
-        ));
-    }
-    if let Some(f) = stopped {
-        return Err(Fail::process(f.code, f.message));
+        return Err(Fail::process(&f.code, fault_line(f)));
     }
     Ok(if report.divergences.is_empty() && standing.shown() {
         ExitCode::SUCCESS
@@ -305,6 +288,12 @@ fn ending(report: &diff::Report, standing: &Standing, save: Option<&Path>, text:
     } else if report.fault.is_none() {
         text.push_str("no divergence\n");
     }
+    if let Some(f) = &report.fault {
+        text.push_str(&format!(
+            "\nNO STANDING. {}\n",
+            f.phase.no_standing(&f.message, &f.code, str::to_owned)
+        ));
+    }
 }
 
 /// Writes a report to a `--save` file, atomically; the error, if any.
@@ -320,4 +309,19 @@ pub(crate) fn save(path: Option<&Path>, report: &diff::Report) -> Option<String>
 pub(crate) fn clause_ids(d: &diff::Divergence) -> String {
     let ids: Vec<&str> = d.signature.iter().map(String::as_str).collect();
     ids.join(", ")
+}
+
+/// The line a fault ends the run with: what went wrong, and the case it
+/// broke on, when it broke on one.
+fn fault_line(f: &diff::FaultReport) -> String {
+    let Some(case) = &f.case else {
+        return f.message.clone();
+    };
+    let (case, cut) = shown(&serde_json::to_value(case).unwrap_or_default());
+    let note = if cut {
+        format!(" {CUT_NOTE}")
+    } else {
+        String::new()
+    };
+    format!("{}; the case: {case}{note}", f.message)
 }

@@ -571,12 +571,12 @@ impl<S: Strategy<Value = Case>> Worker<'_, '_, S> {
             Err(fault) => {
                 self.broken = true;
                 in_flight.clear();
-                Examination::Fault(FaultReport {
-                    code: fault.code().into(),
-                    message: named(fault),
-                    case: next.sent.case,
-                    position: next.position,
-                })
+                Examination::Fault(FaultReport::on_case(
+                    fault.code(),
+                    named(fault),
+                    next.sent.case,
+                    next.position,
+                ))
             }
         };
         self.outbox.push(Found {

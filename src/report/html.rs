@@ -214,18 +214,10 @@ fn example(html: &mut String, id: &str, heading: &str, x: &Example) {
 
 /// What a run that broke says instead of a standing.
 fn broken(html: &mut String, run: &Run, id: &str) {
-    let mut why = run.broken.clone().unwrap_or_else(|| "unknown".into());
-    if let Some(code) = &run.broken_code {
-        why = format!("{why} ({code})");
-    }
     let _ = writeln!(
         html,
         "<section class=\"broken\" aria-labelledby=\"{id}\">\n<h3 id=\"{id}\">No standing: the process broke</h3>\n<p>{}</p>",
-        markup(&if run.said.complete {
-            format!("The run was judged in full, then the implementation's process failed: {why}.")
-        } else {
-            format!("The run ended on a fault of the implementation's process before it was judged in full: {why}. Nothing is claimed.")
-        })
+        run.no_standing(markup).unwrap_or_default()
     );
     if let Some(case) = &run.broken_case {
         let _ = writeln!(

@@ -152,7 +152,7 @@ fn properties(said: &Said, who: &str) -> Vec<(&'static str, String)> {
 /// When the implementation's process broke: an `error`, typed by its code.
 fn process_case(run: &Run) -> Option<TestCase> {
     let why = run.broken.as_ref()?;
-    let mut text = format!("{why}\n");
+    let mut text = format!("{}\n", run.no_standing(str::to_owned).unwrap_or_default());
     if let Some(case) = &run.broken_case {
         let _ = writeln!(text, "the case: {}", json(case));
     }

@@ -1726,7 +1726,7 @@ mod hostile {
         #[test]
         fn hostile_text_stays_text_in_every_report(f in fields(), broken in any::<bool>()) {
             let (report, standing) = standing(&f, broken);
-            let run = Run::of(&report, &standing, None)
+            let run = Run::of(&report, &standing)
                 .map_err(TestCaseError::fail)?;
             check_junit(&junit::junit(&run), &f, broken)?;
             check_page(&html::standing(&run), &run, &f)?;
@@ -1765,7 +1765,7 @@ fn the_reports_structure() {
     let (report, mut standing) = hostile::standing(&fields, false);
     standing.errored = None;
     (standing.cases, standing.requests) = (3, 9);
-    let run = rt_tool_3::report::Run::of(&report, &standing, None).expect("the run");
+    let run = rt_tool_3::report::Run::of(&report, &standing).expect("the run");
     let version = |text: String| text.replace(env!("CARGO_PKG_VERSION"), "[version]");
     // In a folder of their own: every snapshot directly in `snapshots/`
     // is an example verdict's (`tests/rule/verdicts.rs`).
@@ -1866,9 +1866,8 @@ fn tempdir(what: &str) -> std::path::PathBuf {
 
 /// With `--json`, an exit 2 before anything was written on stdout says its
 /// code there too, in one JSON line (`src/codes.md`): an invalid case to
-/// `check`, an implementation that cannot start to `diff`. A run that broke
-/// after its report was written keeps stdout to the report alone, the
-/// fault's code in it.
+/// `check`. A run of `diff` that broke, at its start or later, prints its
+/// report alone, the fault's code in it.
 #[test]
 fn an_exit_2_under_json_says_its_code_on_stdout() {
     let dir = support::tempdir("exit-2-json");
@@ -1903,17 +1902,18 @@ fn an_exit_2_under_json_says_its_code_on_stdout() {
         error(&["check", "--json", &case, &outcome]),
         "invalid-input"
     );
-    assert_eq!(
-        error(&[
-            "diff",
-            "--json",
-            "--save",
-            "/dev/null",
-            "--",
-            "/nonexistent/adapter"
-        ]),
-        "cannot-start"
-    );
+    // An implementation that cannot start: the run's report, which says
+    // so in its fault, as every other broken run's does.
+    let out = Command::new(support::BIN)
+        .args(["diff", "--json", "--save", "/dev/null", "--"])
+        .arg("/nonexistent/adapter")
+        .output()
+        .expect("diff runs");
+    assert_eq!(out.status.code(), Some(2));
+    let report: serde_json::Value = rt_tool_3::wire::parse(&out.stdout).expect("the report alone");
+    assert_eq!(report["fault"]["code"], "cannot-start", "{report}");
+    assert_eq!(report["fault"]["phase"], "start", "{report}");
+    assert!(report.get("error").is_none(), "{report}");
     let out = Command::new(support::BIN)
         .current_dir(&dir)
         .args([

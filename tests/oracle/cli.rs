@@ -1935,3 +1935,45 @@ fn an_exit_2_under_json_says_its_code_on_stdout() {
     assert!(report.get("error").is_none(), "{report}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// An argument clap refuses ends as any invalid input does: one line on
+/// stderr, exit 2, and with `--json` (before `--`; after it the arguments
+/// are the implementation's) one coded `invalid-input` line on stdout.
+#[test]
+fn an_argument_error_is_one_line_and_coded_under_json() {
+    let refused: [&[&str]; 5] = [
+        &["diff", "--json", "--cases", "abc"],
+        &["diff", "--seed", "1", "--shard", "3/2", "--json"],
+        &["diff", "--json", "--no-such-flag"],
+        &["check", "--json", "--prose", "loose", "a", "b"],
+        &["cases", "--census", "lots", "--json"],
+    ];
+    for args in refused {
+        for json in [true, false] {
+            let args: Vec<&str> = args
+                .iter()
+                .copied()
+                .filter(|a| json || *a != "--json")
+                .chain(["--", "impl", "--json"])
+                .collect();
+            let out = Command::new(support::BIN)
+                .args(&args)
+                .output()
+                .expect("it runs");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+            assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+            assert!(stderr.starts_with("rt-tool-3: "), "{args:?}: {stderr}");
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            if !json {
+                assert_eq!(stdout, "", "{args:?}");
+                continue;
+            }
+            assert_eq!(stdout.lines().count(), 1, "{args:?}: {stdout}");
+            let line: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON line");
+            assert_eq!(line["error"]["code"], "invalid-input", "{args:?}: {line}");
+            let message = line["error"]["message"].as_str().expect("a message");
+            assert!(stderr.contains(message), "{stderr} vs {message}");
+        }
+    }
+}

@@ -65,6 +65,8 @@ struct Part {
 pub fn merge(files: &[(String, Vec<u8>)]) -> Result<Report, String> {
     let mut parts: Vec<(&str, Part)> = Vec::with_capacity(files.len());
     for (name, bytes) in files {
+        let marked = crate::wire::with_lone_surrogates_marked(bytes);
+        let bytes = marked.as_deref().unwrap_or(bytes);
         let part: Part = serde_json::from_slice(bytes).map_err(|e| {
             format!(
                 "{name} is not the --json report or --save file of a diff run of this oracle: {e}"

@@ -258,6 +258,9 @@ impl Run {
             vectors: VectorsRun,
             fault: Option<Fault>,
         }
+        // A lone surrogate a reply held, as this process marks one.
+        let marked = crate::wire::with_lone_surrogates_marked(bytes);
+        let bytes = marked.as_deref().unwrap_or(bytes);
         let json: Json = serde_json::from_slice(bytes).map_err(|e| {
             format!("{name} is not the --json report of a diff or merge run of this oracle: {e}")
         })?;

@@ -458,7 +458,8 @@ pub fn distinct_codes(codes: &[String]) -> Vec<&str> {
     seen
 }
 
-/// A value as compact JSON.
+/// A value as compact JSON, a lone surrogate a reply held shown as its
+/// escape.
 fn compact<T: Serialize>(v: &T) -> String {
-    serde_json::to_string(v).unwrap_or_default()
+    crate::wire::shown_lone(&serde_json::to_string(v).unwrap_or_default()).into_owned()
 }

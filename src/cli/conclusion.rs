@@ -6,11 +6,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use rt_tool_3::diff;
+use rt_tool_3::escape::terminal;
 use rt_tool_3::report;
 use rt_tool_3::standing::{Standing, Status};
 
 use super::fail::Fail;
-use super::output::{print, shown, write_file, write_json_line, CUT_NOTE};
+use super::output::{json_text, print, shown, write_file, write_report_line, CUT_NOTE};
 use crate::Reports;
 
 /// The files and form of `diff`'s output.
@@ -65,7 +66,7 @@ pub(crate) fn conclude(
             report: &'a diff::Report,
             standing: &'a Standing,
         }
-        write_json_line(&Json {
+        write_report_line(&Json {
             report,
             standing: &standing,
         })?;
@@ -118,8 +119,7 @@ fn heading(report: &diff::Report) -> String {
             .implementation
             .get(k)
             .and_then(serde_json::Value::as_str)
-            .unwrap_or("?")
-            .to_owned()
+            .map_or_else(|| "?".to_owned(), terminal)
     };
     format!(
         "rt-tool-3 diff: {} ({}) against {}, reading ¶3 as {}: {} cases ({} pinned vectors, {} replayed), {} requests, seed {}{}{}\n",
@@ -151,7 +151,9 @@ fn warnings(report: &diff::Report, text: &mut String) {
     for w in report.warned.iter().take(SHOWN) {
         text.push_str(&format!(
             "warning: {} [{}]: {}\n",
-            w.origin, w.code, w.message
+            w.origin,
+            w.code,
+            terminal(&w.message)
         ));
     }
     if report.warnings > SHOWN.min(report.warned.len()) as u64 {
@@ -204,17 +206,18 @@ pub(crate) fn shrunk_to(d: &diff::Divergence) -> String {
 /// one line, its longest strings cut.
 fn minimal(v: &diff::Vector, label: &str, text: &mut String) {
     for violation in &v.violations {
-        text.push_str(&format!("  {violation}\n"));
+        text.push_str(&format!("  {}\n", terminal(&violation.to_string())));
     }
     if v.violations.is_empty() {
-        text.push_str(&format!("  {}\n", v.description));
+        text.push_str(&format!("  {}\n", terminal(&v.description)));
     }
     let mut cut = false;
     let mut line = |label: &str, value: Result<serde_json::Value, serde_json::Error>| {
         let (value, shortened) = shown(&value.unwrap_or_default());
         cut |= shortened;
-        // A lone surrogate the reply held, as the reply wrote it.
-        let value = rt_tool_3::wire::shown_lone(&value);
+        // A lone surrogate the reply held, as the reply wrote it, and
+        // nothing a terminal acts on.
+        let value = terminal(&value);
         format!("  {label} {value}\n")
     };
     let mut lines = vec![
@@ -223,7 +226,11 @@ fn minimal(v: &diff::Vector, label: &str, text: &mut String) {
         line("observed:    ", Ok(v.observed.clone())),
     ];
     if let Some(s) = &v.sibling {
-        lines.push(format!("  shown on its {} sibling ({}):\n", s.name, s.what));
+        lines.push(format!(
+            "  shown on its {} sibling ({}):\n",
+            terminal(&s.name),
+            terminal(&s.what)
+        ));
         lines.push(line("sibling case:", serde_json::to_value(&s.case)));
         lines.push(line("expected:    ", serde_json::to_value(&s.expected)));
         lines.push(line("observed:    ", Ok(s.observed.clone())));
@@ -291,7 +298,7 @@ fn ending(report: &diff::Report, standing: &Standing, save: Option<&Path>, text:
     if let Some(f) = &report.fault {
         text.push_str(&format!(
             "\nNO STANDING. {}\n",
-            f.phase.no_standing(&f.message, &f.code, str::to_owned)
+            f.phase.no_standing(&f.message, &f.code, terminal)
         ));
     }
 }
@@ -299,8 +306,8 @@ fn ending(report: &diff::Report, standing: &Standing, save: Option<&Path>, text:
 /// Writes a report to a `--save` file, atomically; the error, if any.
 pub(crate) fn save(path: Option<&Path>, report: &diff::Report) -> Option<String> {
     let path = path?;
-    let bytes = serde_json::to_vec_pretty(report).unwrap_or_default();
-    rt_tool_3::atomic::write(path, &bytes)
+    let text = json_text(report, true);
+    rt_tool_3::atomic::write(path, text.as_bytes())
         .err()
         .map(|e| format!("cannot write {}: {e}", path.display()))
 }

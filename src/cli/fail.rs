@@ -49,7 +49,7 @@ impl Fail {
             let error = serde_json::json!({"error": {"code": code, "message": line}});
             println!("{error}");
         }
-        eprintln!("rt-tool-3: {line}");
+        eprintln!("rt-tool-3: {}", rt_tool_3::escape::terminal(&line));
         ExitCode::from(2)
     }
 }

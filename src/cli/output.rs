@@ -32,6 +32,25 @@ pub(crate) fn print_with(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -
         .map_err(|e| Fail::write(format!("cannot write stdout: {e}")))
 }
 
+/// `value` as JSON text (indented when `pretty`), each lone surrogate a
+/// reply held written back as the escape the reply wrote (`\ud800`), not
+/// as the mark this process read it as: a file another process reads
+/// (`merge`, `report`, `--replay`) reads the same reply.
+pub(crate) fn json_text<T: serde::Serialize>(value: &T, pretty: bool) -> String {
+    let text = match pretty {
+        true => serde_json::to_string_pretty(value),
+        false => serde_json::to_string(value),
+    };
+    rt_tool_3::wire::shown_lone(&text.unwrap_or_default()).into_owned()
+}
+
+/// Prints a run's report as one line of JSON ([`json_text`]).
+pub(crate) fn write_report_line<T: serde::Serialize>(value: &T) -> Result<(), Fail> {
+    let mut text = json_text(value, false);
+    text.push('\n');
+    print(text.as_bytes())
+}
+
 /// Prints one value as one line of JSON ([`print_with`]).
 pub(crate) fn write_json_line<T: serde::Serialize>(value: &T) -> Result<(), Fail> {
     print_with(|out| {

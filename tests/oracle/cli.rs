@@ -1977,3 +1977,39 @@ fn an_argument_error_is_one_line_and_coded_under_json() {
         }
     }
 }
+
+/// An implementation announcing a name that would set the terminal's
+/// title, clear the screen, overwrite its line and reverse the text after
+/// it: the text report's bytes hold none of those characters, only their
+/// escapes, and the name stays on the report's first line.
+#[test]
+fn a_hostile_name_reaches_the_terminal_as_escapes() {
+    let ready = r#"{"ready":true,"version":1,"implementation":{"name":"x\u001b]0;owned\u0007\u001b[2J\r\nFAKE \u009b31m\u202eevil\u2028","version":"1\u0085","language":"\u001b[31mphp"}}"#;
+    let script = format!(
+        "read start; printf '%s\\n' '{ready}'; exec {} serve --fault spoof-id",
+        support::BIN
+    );
+    let out = Command::new(support::BIN)
+        .args(["diff", "--cases", "5", "--seed", "1", "--save", "/dev/null"])
+        .args(["--", "sh", "-c", &script])
+        .output()
+        .expect("diff runs");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let acted_on = text
+        .chars()
+        .find(|&c| (c.is_control() && c != '\n') || ('\u{2028}'..='\u{202e}').contains(&c));
+    assert_eq!(acted_on, None, "{text:?}");
+    let first = text.lines().next().expect("a first line");
+    assert!(
+        first.starts_with(
+            r"rt-tool-3 diff: x\u001b]0;owned\u0007\u001b[2J\r\nFAKE \u009b31m\u202eevil\u2028 (\u001b[31mphp) against "
+        ),
+        "{first}"
+    );
+}

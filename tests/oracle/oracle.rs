@@ -357,7 +357,7 @@ fn a_reply_holding_a_lone_surrogate_is_a_divergence_and_the_run_goes_on() {
         &["--cases", "60", "--seed", "3", "--json"],
         &["--fault", "split-surrogate"],
     );
-    let report: Value = rt_tool_3::wire::parse(&out.stdout).expect("a JSON report");
+    let report: Value = rt_tool_3::wire::parse_reply(&out.stdout).expect("a JSON report");
     assert_eq!(
         out.status.code(),
         Some(1),
@@ -399,7 +399,7 @@ fn a_reply_holding_a_lone_surrogate_is_a_divergence_and_the_run_goes_on() {
             .any(|c| c.len_utf16() == 2),
         "{minimal}"
     );
-    let saved: Value = rt_tool_3::wire::parse(
+    let saved: Value = rt_tool_3::wire::parse_reply(
         &std::fs::read(dir.join("rt-tool-3-divergences.json")).expect("saved vectors"),
     )
     .expect("saved JSON");
@@ -408,6 +408,92 @@ fn a_reply_holding_a_lone_surrogate_is_a_divergence_and_the_run_goes_on() {
         divergences[0]["signature"]
     );
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A lone surrogate a reply held shows as the escape it was (`\ud83d`) in
+/// every output, never as the mark one process read it as (private-use
+/// characters around U+FFFD): --json and --save hold it as that escape, so
+/// another process reads the same reply; the text, the standing, JUnit and
+/// the pages show it; and the --save file replays to the same finding.
+#[test]
+fn a_lone_surrogate_shows_as_its_escape_in_every_output() {
+    let files = ["--standing", "s.md", "--junit", "j.xml", "--html", "p.html"];
+    let args = [&["--cases", "60", "--seed", "3"][..], &files[..]].concat();
+    let (text, dir) = diff("lone-text", &args, &["--fault", "split-surrogate"]);
+    let (json, json_dir) = diff(
+        "lone-json",
+        &[&args[..], &["--json"]].concat(),
+        &["--fault", "split-surrogate"],
+    );
+    assert_eq!((text.status.code(), json.status.code()), (Some(1), Some(1)));
+    let marks = |what: &str, text: &str| {
+        let private = text
+            .chars()
+            .find(|c| ('\u{f0000}'..='\u{fffff}').contains(c));
+        assert_eq!(private, None, "{what} shows a mark: {text}");
+    };
+    // Each output holds the escape of a surrogate from U+D800 to U+DFFF.
+    let escaped = |what: &str, text: &str| {
+        let found = text.match_indices("\\ud").any(|(at, _)| {
+            text.get(at + 3..at + 6)
+                .and_then(|hex| u16::from_str_radix(hex, 16).ok())
+                .is_some_and(|u| (0x800..=0xfff).contains(&u))
+        });
+        assert!(found, "{what}: no lone surrogate shown: {text}");
+    };
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    marks("text", &stdout);
+    escaped("text", &stdout);
+    let read = |name: &str| std::fs::read_to_string(json_dir.join(name)).expect(name);
+    for name in ["s.md", "j.xml", "p.html", "rt-tool-3-divergences.json"] {
+        marks(name, &read(name));
+        escaped(name, &read(name));
+    }
+    let stdout = String::from_utf8_lossy(&json.stdout).into_owned();
+    marks("--json", &stdout);
+    // Read back by this process, each escape is one of its marks again.
+    let report: Value = rt_tool_3::wire::parse_reply(stdout.as_bytes()).expect("the report");
+    let observed = report["divergences"][0]["minimal"][0]["observed"].to_string();
+    assert!(
+        !rt_tool_3::wire::lone_surrogates(&observed).is_empty(),
+        "{observed}"
+    );
+    // The page comparing implementations, from that --json.
+    std::fs::write(json_dir.join("run.json"), &stdout).expect("written");
+    let page = json_dir.join("compare.html");
+    let out = Command::new(BIN)
+        .args(["report", &json_dir.join("run.json").display().to_string()])
+        .args(["--html", &page.display().to_string()])
+        .output()
+        .expect("report runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let compare = std::fs::read_to_string(&page).expect("the page");
+    marks("compare", &compare);
+    escaped("compare", &compare);
+    // The --save file replays to the same finding.
+    let saved = json_dir
+        .join("rt-tool-3-divergences.json")
+        .display()
+        .to_string();
+    let (replayed, replay_dir) = diff(
+        "lone-replay",
+        &["--replay", &saved, "--no-vectors", "--cases", "0", "--json"],
+        &["--fault", "split-surrogate"],
+    );
+    let again: Value = rt_tool_3::wire::parse_reply(&replayed.stdout).expect("a report");
+    assert_eq!(replayed.status.code(), Some(1), "{again}");
+    assert_eq!(
+        again["divergences"][0]["signature"],
+        report["divergences"][0]["signature"]
+    );
+    for d in [dir, json_dir, replay_dir] {
+        let _ = std::fs::remove_dir_all(d);
+    }
 }
 
 #[test]

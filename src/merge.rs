@@ -213,11 +213,14 @@ fn join(parts: Vec<Part>) -> Report {
                 .into_iter()
                 .zip(part.vectors.skipped),
         );
+        // A report of an oracle before codes has none: each vector's empty.
+        let mut codes = part.vectors.failed_codes;
+        codes.resize(part.vectors.failed.len(), Vec::new());
         failed.extend(
             part.vectors
                 .failed_positions
                 .into_iter()
-                .zip(part.vectors.failed),
+                .zip(part.vectors.failed.into_iter().zip(codes)),
         );
         divergences.extend(part.divergences);
         faults.extend(part.fault);
@@ -226,7 +229,9 @@ fn join(parts: Vec<Part>) -> Report {
     warned.truncate(WARNED_MAX);
     report.warned = warned;
     failed.sort_by_key(|(position, _)| *position);
-    (report.vectors.failed_positions, report.vectors.failed) = failed.into_iter().unzip();
+    let (positions, failed): (Vec<u64>, Vec<(String, Vec<String>)>) = failed.into_iter().unzip();
+    report.vectors.failed_positions = positions;
+    (report.vectors.failed, report.vectors.failed_codes) = failed.into_iter().unzip();
     skipped.sort_by_key(|(position, _)| *position);
     (report.vectors.skipped_positions, report.vectors.skipped) = skipped.into_iter().unzip();
     report.fault = faults.into_iter().min_by_key(|f| f.position);

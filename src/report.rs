@@ -163,6 +163,9 @@ pub struct Pinned {
     /// When it diverged and showed a clause no earlier case had: its
     /// sentences, case, expected and observed outcome.
     pub example: Option<Example>,
+    /// When it diverged: the distinct codes of its findings (`errored` for
+    /// an error owed an outcome; none in a report of an oracle before them).
+    pub codes: Vec<String>,
 }
 
 /// What became of a pinned vector.
@@ -333,7 +336,12 @@ fn pinned(said: &Said, run: &VectorsRun, broken: bool) -> Vec<Pinned> {
     ours.into_iter()
         .map(|p| {
             let name = all[p as usize].origin.clone();
-            let result = if run.failed_positions.contains(&p) {
+            let failed = run.failed_positions.iter().position(|&f| f == p);
+            let codes = failed
+                .and_then(|i| run.failed_codes.get(i))
+                .cloned()
+                .unwrap_or_default();
+            let result = if failed.is_some() {
                 PinnedResult::Failed
             } else if run.skipped_positions.contains(&p) {
                 PinnedResult::Skipped
@@ -346,6 +354,7 @@ fn pinned(said: &Said, run: &VectorsRun, broken: bool) -> Vec<Pinned> {
                 name,
                 result,
                 example: None,
+                codes,
             }
         })
         .collect()

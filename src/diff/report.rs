@@ -303,6 +303,12 @@ pub struct VectorsRun {
     pub failed: Vec<String>,
     /// Their stream positions, in the same order.
     pub failed_positions: Vec<u64>,
+    /// The codes of what each showed, in the same order: each finding's
+    /// distinct code (`src/codes.md`), or `errored` for a case it errored
+    /// on though it owed an outcome (empty in a report of an oracle before
+    /// them).
+    #[serde(default)]
+    pub failed_codes: Vec<Vec<String>>,
     /// The descriptions of those the implementation skipped: not passed,
     /// and the run does not conform (every implementation owes each pinned
     /// vector its outcome).

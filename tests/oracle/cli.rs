@@ -972,11 +972,28 @@ fn junit(text: &str) -> (roxmltree::Document<'_>, [usize; 4]) {
             total[k] += counts[k];
         }
     }
-    for (k, what) in ["tests", "failures", "errors", "skipped"]
-        .iter()
-        .enumerate()
-    {
+    // The Jenkins schema (junit-10.xsd) has no `skipped` on `testsuites`.
+    for (k, what) in ["tests", "failures", "errors"].iter().enumerate() {
         assert_eq!(count(root, what), total[k], "{what} of testsuites");
+    }
+    assert_eq!(root.attribute("skipped"), None);
+    // Every failure typed by its finding's code (or how the run fell short
+    // of one: errored, a clause not shown, a vector skipped), its message
+    // naming the clause that code cites.
+    for failure in doc.descendants().filter(|n| n.has_tag_name("failure")) {
+        let kind = failure.attribute("type").expect("a type");
+        let message = failure.attribute("message").expect("a message");
+        let cites = match rt_tool_3::judge::Code::of_name(kind) {
+            Some(code) => format!("{}: ", code.clause()),
+            None => {
+                assert!(
+                    ["errored", "not-shown", "vector-skipped"].contains(&kind),
+                    "{kind}"
+                );
+                continue;
+            }
+        };
+        assert!(message.starts_with(&cites), "{kind}: {message}");
     }
     (doc, total)
 }
@@ -1104,7 +1121,10 @@ fn junit_page_and_badge_of_a_conforming_a_failing_and_a_crashing_run() {
         .expect("a pinned vector failed");
     let body = text_of(vector);
     assert!(body.contains("\ncase:         {\"exposed\""), "{body}");
-    assert!(body.starts_with(vector.attribute("message").expect("a message")));
+    // Its message: the paragraph its code cites, then its first sentence.
+    let message = vector.attribute("message").expect("a message");
+    let first = body.lines().next().expect("a first line");
+    assert_eq!(message, format!("RT-TOOL-3 ¶1: {first}"));
     let doc = page(&html);
     let row = rows(&doc)
         .into_iter()
@@ -1652,9 +1672,10 @@ mod hostile {
                 .descendants()
                 .find(|n| n.has_tag_name("failure"))
                 .ok_or_else(|| TestCaseError::fail("no failure"))?;
+            // Its message names its clause, then its first sentence.
             prop_assert_eq!(
                 failure.attribute("message").map(str::to_owned),
-                Some(shown(&f[9]))
+                Some(format!("RT-TOOL-3 ¶1: {}", shown(&f[9])))
             );
             let sentences = format!("{}\n{}\n", shown(&f[9]), shown(&f[10]));
             prop_assert!(

@@ -527,8 +527,8 @@ fn process_faults_exit_2_naming_the_case() {
         ),
         (
             "extra-lines",
-            "answered request seq 1 with a line without seq: {\"ready\":true",
-            "wrong-seq",
+            "printed a line nobody asked for: a second reply to start: {\"ready\":true",
+            "extra-lines",
         ),
     ];
     // Two seeds each, side by side: where the fault strikes (a case's first

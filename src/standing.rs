@@ -308,7 +308,18 @@ impl Standing {
             .map(|l| format!(" ({})", markdown(l)))
             .unwrap_or_default();
         let p = &self.provenance;
-        let mut md = format!("# {} standing: {}{language}\n\n", p.rule, name("name"));
+        // Its version as it announced it: a string as it is, another value
+        // as its JSON.
+        let version = match self.implementation.get("version") {
+            None | Some(Value::Null) => String::new(),
+            Some(Value::String(v)) => format!(" {}", markdown(v)),
+            Some(other) => format!(" {}", markdown(&other.to_string())),
+        };
+        let mut md = format!(
+            "# {} standing: {}{version}{language}\n\n",
+            p.rule,
+            name("name")
+        );
         let _ = writeln!(
             md,
             "Judged against rule {} of the FlowDrop Workflow Specification {} (`rule_hash` `{}`) by {}, on {} cases ({} requests, seed {}{}), reading ¶3 as `{}`{}.\n",

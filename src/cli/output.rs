@@ -5,6 +5,8 @@
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use rt_tool_3::judge::{SHOWN_HEAD, SHOWN_WHOLE};
+
 use super::fail::Fail;
 
 /// Whether anything was written on stdout.
@@ -59,12 +61,6 @@ pub(crate) fn write_json_line<T: serde::Serialize>(value: &T) -> Result<(), Fail
     })
 }
 
-/// The longest string a report for a reader shows whole: the ids, texts
-/// and types of a case (RT-TOOL-6's floor for a type is 256 bytes) stay
-/// whole, and a payload over its 512,000-byte floor does not flood a
-/// terminal or a CI log three times a divergence.
-const SHOWN_WHOLE: usize = 512;
-
 /// What a reader is told under a value [`shown`] cut.
 pub(crate) const CUT_NOTE: &str =
     "(a string over 512 bytes is shown cut, then its length; the saved vectors and --json hold it whole)";
@@ -76,7 +72,7 @@ pub(crate) const CUT_NOTE: &str =
 /// it cannot be copied for the value by mistake.
 pub(crate) fn shown(v: &serde_json::Value) -> (String, bool) {
     fn string(s: &str, out: &mut String, cut: &mut bool) {
-        let head = match s.char_indices().nth(64) {
+        let head = match s.char_indices().nth(SHOWN_HEAD) {
             Some((at, _)) if s.len() > SHOWN_WHOLE => &s[..at],
             _ => s,
         };

@@ -1419,8 +1419,9 @@ fn markup_in_a_case_and_a_name_stays_text_in_every_report() {
     assert_eq!(
         heading,
         Some(format!(
-            "RT-TOOL-3 standing: {} (rust)",
-            plain.replace('\n', "\u{240a}")
+            "RT-TOOL-3 standing: {} {} (rust)",
+            plain.replace('\n', "\u{240a}"),
+            env!("CARGO_PKG_VERSION")
         ))
     );
 
@@ -1718,9 +1719,11 @@ mod hostile {
                 _ => {}
             }
         }
+        // The name, the version and the language announced.
         let heading = format!(
-            "RT-TOOL-3 standing: {} ({})",
+            "RT-TOOL-3 standing: {} {} ({})",
             shown_md(&f[6]),
+            shown_md(&f[7]),
             shown_md(&f[8])
         );
         prop_assert_eq!(texts.first(), Some(&heading));
@@ -2033,4 +2036,37 @@ fn a_hostile_name_reaches_the_terminal_as_escapes() {
         ),
         "{first}"
     );
+}
+
+/// What the text shows of a string is what the README says: whole up to
+/// 512 bytes, quoted by a finding as in a value; a longer one cut to its
+/// first 64 characters and its length.
+#[test]
+fn a_message_quotes_a_string_of_up_to_512_bytes_whole() {
+    let dir = tempdir("quoted");
+    for (len, whole) in [(239, true), (512, true), (513, false)] {
+        let secret = "s".repeat(len);
+        let case = serde_json::json!({"calls": [{"tool_call_id": "c1", "result": {"success": true,
+            "data": "d", "artifacts": [{"type": "link", "payload": {"url": secret}}]}}]});
+        let outcome = serde_json::json!({"messages": [{"tool_call_id": "c1", "content": secret}],
+            "tool_artifacts": [{"type": "link", "payload": {"url": secret}, "tool_call_id": "c1"}],
+            "exposed": false});
+        let (c, o) = (dir.join("case.json"), dir.join("outcome.json"));
+        std::fs::write(&c, case.to_string()).expect("written");
+        std::fs::write(&o, outcome.to_string()).expect("written");
+        let out = Command::new(support::BIN)
+            .args(["check", &c.display().to_string(), &o.display().to_string()])
+            .output()
+            .expect("check runs");
+        assert_eq!(out.status.code(), Some(1), "{len}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let cut = format!("\"{}\"…[{len} bytes]", "s".repeat(64));
+        assert_eq!(
+            text.contains(&format!("\"{secret}\"")),
+            whole,
+            "{len}: {text}"
+        );
+        assert_eq!(text.contains(&cut), !whole, "{len}: {text}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
 }

@@ -80,7 +80,7 @@ mod sent;
 mod shrink;
 mod tokens;
 
-pub use examine::{examine, Examined};
+pub use examine::{examine, sibling_names, Examined};
 pub use marked::MARKER_KEY;
 pub use pipeline::run;
 pub use report::{

@@ -381,6 +381,16 @@ pub enum Phase {
 }
 
 impl Phase {
+    /// How a run that broke so ended, in a few words for a table's cell:
+    /// `never started`, `broke during the run`, `broke when told to stop`.
+    pub fn broke(self) -> &'static str {
+        match self {
+            Phase::Start => "never started",
+            Phase::Run => "broke during the run",
+            Phase::Stop => "broke when told to stop",
+        }
+    }
+
     /// What a run that broke so says instead of a standing, the one
     /// sentence every report of it shares: `why` is the fault's line and
     /// `code` its code, each made safe for where the sentence lands by

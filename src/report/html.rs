@@ -51,6 +51,9 @@ ins { background: #dff2e2; color: #0b4d1a; }
 del::before { content: "\2212 "; font-weight: bold; }
 ins::before { content: "+ "; font-weight: bold; }
 .broken { border: 2px solid #7d130b; padding: .5rem 1rem; }
+.warning { border-left: 4px solid #7d130b; padding: .2rem .6rem; }
+td.run { min-width: 12rem; }
+thead th.wrap { white-space: normal; }
 a { color: #0645ad; }
 "#;
 
@@ -306,7 +309,10 @@ pub fn standing(run: &Run) -> String {
 }
 
 /// One page over the runs of several implementations: a row each, a
-/// column each clause, each cell not met linked to its counterexample.
+/// column each clause, each cell not met linked to its counterexample. It
+/// fits a 1280-pixel window: what tells runs apart (the version and
+/// language announced, the seed, the reading, the cases, the oracle) is
+/// one column that wraps, not five.
 pub fn compare(runs: &[Run]) -> String {
     let title = match runs.first() {
         Some(r) => format!("{}: implementations compared", r.said.rule),
@@ -318,12 +324,15 @@ pub fn compare(runs: &[Run]) -> String {
             html,
             "<p>{}</p>",
             markup(&format!(
-                "Each implementation judged against rule {} of the FlowDrop Workflow Specification {} (rule_hash {}). A row is an implementation, by the name, version and language it announced; a cell not met links to its minimal counterexample below.",
+                "Each implementation judged against rule {} of the FlowDrop Workflow Specification {} (rule_hash {}). A row is a run, by the name it announced, then its version and language, seed, reading and oracle; a cell not met links to its minimal counterexample below.",
                 first.said.rule, first.said.spec_version, first.said.rule_hash
             ))
         );
     }
-    html.push_str("<h2>Clause by clause</h2>\n<div class=\"scroll\"><table>\n<thead><tr><th scope=\"col\">Implementation</th><th scope=\"col\">Version</th><th scope=\"col\">Language</th>");
+    for warning in alike(runs) {
+        let _ = writeln!(html, "<p class=\"warning\">{}</p>", markup(&warning));
+    }
+    html.push_str("<h2>Clause by clause</h2>\n<div class=\"scroll\"><table>\n<thead><tr><th scope=\"col\">Implementation</th><th scope=\"col\">Run</th>");
     for c in Clause::ALL {
         let _ = write!(
             html,
@@ -332,55 +341,9 @@ pub fn compare(runs: &[Run]) -> String {
             markup(short(c))
         );
     }
-    html.push_str("<th scope=\"col\">Owed outcomes</th><th scope=\"col\">Cases</th><th scope=\"col\">Reading of ¶3</th></tr></thead>\n<tbody>\n");
+    html.push_str("<th scope=\"col\" class=\"wrap\">Owed outcomes</th></tr></thead>\n<tbody>\n");
     for (row, run) in runs.iter().enumerate() {
-        let said = &run.said;
-        let _ = write!(
-            html,
-            "<tr><th scope=\"row\" class=\"said\"><a href=\"#run{row}\">{}</a></th><td class=\"said\">{}</td><td class=\"said\">{}</td>",
-            markup(&run.announced("name").unwrap_or_else(|| "unnamed".into())),
-            markup(&run.announced("version").unwrap_or_default()),
-            markup(&run.announced("language").unwrap_or_default()),
-        );
-        if said.complete {
-            for c in Clause::ALL {
-                match said.clauses.iter().find(|x| x.clause == c) {
-                    Some(x) => {
-                        let (class, words) = status(x.status);
-                        let shown = match x.status {
-                            Status::NotMet => {
-                                format!("<a href=\"#{}\">{words}</a>", anchor(row, Some(c)))
-                            }
-                            _ => words.to_owned(),
-                        };
-                        let _ = write!(html, "<td class=\"{class}\">{shown}</td>");
-                    }
-                    None => html.push_str("<td class=\"not-judged\">not judged</td>"),
-                }
-            }
-            match said.errored {
-                Some(_) => {
-                    let _ = write!(
-                        html,
-                        "<td class=\"not-met\"><a href=\"#{}\">✗ errored</a></td>",
-                        anchor(row, None)
-                    );
-                }
-                None => html.push_str("<td class=\"met\">✓ given</td>"),
-            }
-        } else {
-            let _ = write!(
-                html,
-                "<td class=\"not-judged\" colspan=\"{}\"><a href=\"#run{row}-broken\">no standing: the process broke</a></td>",
-                Clause::ALL.len() + 1
-            );
-        }
-        let _ = writeln!(
-            html,
-            "<td>{}</td><td>{}</td></tr>",
-            said.cases,
-            markup(&said.reading)
-        );
+        compare_row(&mut html, row, run);
     }
     html.push_str("</tbody>\n</table></div>\n");
     for (row, run) in runs.iter().enumerate() {
@@ -396,4 +359,109 @@ pub fn compare(runs: &[Run]) -> String {
         examples(&mut html, run, row);
     }
     page(&title, &html)
+}
+
+/// What tells a run apart from another of the same name, in one line:
+/// `2.1.0 (php), seed 5, data-only, 47 cases, rt-tool-3 0.9.0`.
+fn run_line(run: &Run) -> String {
+    let said = &run.said;
+    let mut line = Vec::new();
+    let version = run.announced("version");
+    let language = run.announced("language").map(|l| format!("({l})"));
+    let announced: Vec<String> = version.into_iter().chain(language).collect();
+    if !announced.is_empty() {
+        line.push(announced.join(" "));
+    }
+    line.push(format!("seed {}", said.seed));
+    line.push(format!(
+        "{}{}",
+        said.reading,
+        if said.strict_order {
+            ", strict order"
+        } else {
+            ""
+        }
+    ));
+    line.push(format!("{} cases", said.cases));
+    line.push(said.oracle.clone());
+    line.join(", ")
+}
+
+/// A warning for each pair of runs that share their name, the version
+/// announced, the seed, the reading and the oracle: nothing on the page
+/// tells them apart.
+fn alike(runs: &[Run]) -> Vec<String> {
+    let key = |r: &Run| {
+        (
+            r.announced("name"),
+            r.announced("version"),
+            r.said.seed,
+            r.said.reading.clone(),
+            r.said.strict_order,
+            r.said.oracle.clone(),
+        )
+    };
+    let mut warnings = Vec::new();
+    for (i, a) in runs.iter().enumerate() {
+        if let Some(j) = runs[..i].iter().position(|b| key(b) == key(a)) {
+            warnings.push(format!(
+                "Warning: rows {} and {} share their name, version, seed, reading and oracle; nothing here tells them apart.",
+                j + 1,
+                i + 1
+            ));
+        }
+    }
+    warnings
+}
+
+/// A run's row: its name, what tells it apart, then each clause's standing
+/// and the owed outcomes; or, for a run that broke, how.
+fn compare_row(html: &mut String, row: usize, run: &Run) {
+    let said = &run.said;
+    let _ = write!(
+        html,
+        "<tr><th scope=\"row\" class=\"said\"><a href=\"#run{row}\">{}</a></th><td class=\"said run\">{}</td>",
+        markup(&run.announced("name").unwrap_or_else(|| "unnamed".into())),
+        markup(&run_line(run)),
+    );
+    if !said.complete {
+        let how = match (&run.broken_code, said.fault_phase) {
+            (Some(code), phase) => format!("{} ({code})", phase.unwrap_or_default().broke()),
+            (None, _) => "the process broke".to_owned(),
+        };
+        let _ = writeln!(
+            html,
+            "<td class=\"not-judged\" colspan=\"{}\"><a href=\"#run{row}-broken\">no standing: {}</a></td></tr>",
+            Clause::ALL.len() + 1,
+            markup(&how)
+        );
+        return;
+    }
+    for c in Clause::ALL {
+        match said.clauses.iter().find(|x| x.clause == c) {
+            Some(x) => {
+                let (class, words) = status(x.status);
+                // The words before a colon: the page of the run says more.
+                let words = words.split(':').next().unwrap_or(words);
+                let shown = match x.status {
+                    Status::NotMet => {
+                        format!("<a href=\"#{}\">{words}</a>", anchor(row, Some(c)))
+                    }
+                    _ => words.to_owned(),
+                };
+                let _ = write!(html, "<td class=\"{class}\">{shown}</td>");
+            }
+            None => html.push_str("<td class=\"not-judged\">not judged</td>"),
+        }
+    }
+    match said.errored {
+        Some(_) => {
+            let _ = writeln!(
+                html,
+                "<td class=\"not-met\"><a href=\"#{}\">✗ errored</a></td></tr>",
+                anchor(row, None)
+            );
+        }
+        None => html.push_str("<td class=\"met\">✓ given</td></tr>\n"),
+    }
 }

@@ -1230,6 +1230,7 @@ fn report_compares_implementations_and_refuses_what_is_not_a_report() {
     reports(&scratch, "ok", &[bin, "serve"]);
     reports(&scratch, "spoof", &[bin, "serve", "--fault", "spoof-id"]);
     reports(&scratch, "crash", &[bin, "serve", "--fault", "crash"]);
+    reports(&scratch, "absent", &["/nonexistent/implementation"]);
     let json = |name: &str| scratch.0.join(format!("{name}.json")).display().to_string();
     let out_page = scratch.0.join("compare.html").display().to_string();
     let out = run(
@@ -1238,6 +1239,7 @@ fn report_compares_implementations_and_refuses_what_is_not_a_report() {
             &json("ok"),
             &json("spoof"),
             &json("crash"),
+            &json("absent"),
             "--html",
             &out_page,
         ],
@@ -1258,13 +1260,28 @@ fn report_compares_implementations_and_refuses_what_is_not_a_report() {
         [
             "rt-tool-3 serve",
             "rt-tool-3 serve --fault spoof-id",
-            "rt-tool-3 serve --fault crash"
+            "rt-tool-3 serve --fault crash",
+            "unnamed"
         ]
     );
-    assert_eq!(&table[0][3..7], ["¶1", "¶2", "¶3", "¶4"]);
-    assert_eq!(&table[1][3..7], ["✓ met", "✓ met", "✓ met", "✓ met"]);
-    assert_eq!(table[2][3], "✗ not met");
-    assert!(table[3][3].contains("no standing"), "{:?}", table[3]);
+    assert_eq!(&table[0][2..6], ["¶1", "¶2", "¶3", "¶4"]);
+    assert_eq!(&table[1][2..6], ["✓ met", "✓ met", "✓ met", "✓ met"]);
+    assert_eq!(table[2][2], "✗ not met");
+    // A broken run is a row that says how it broke.
+    assert_eq!(table[3][2], "no standing: broke during the run (crashed)");
+    assert_eq!(table[4][2], "no standing: never started (cannot-start)");
+    // What tells runs of one name apart: version, language, seed, reading,
+    // cases, oracle.
+    let oracle = format!("rt-tool-3 {}", env!("CARGO_PKG_VERSION"));
+    assert!(
+        table[1][1].starts_with(&format!(
+            "{} (rust), seed 1, data-only, ",
+            env!("CARGO_PKG_VERSION")
+        )) && table[1][1].ends_with(&oracle),
+        "{:?}",
+        table[1]
+    );
+    assert!(!text.contains("Warning: rows"), "no two runs alike");
     // Every link leads somewhere on the page (checked by `page`); the
     // spoofer's ¶1 to its counterexample.
     let href = doc
@@ -1278,6 +1295,24 @@ fn report_compares_implementations_and_refuses_what_is_not_a_report() {
         .find(|n| n.attribute("id") == href.strip_prefix('#'))
         .expect("its target");
     assert_eq!(text_of(target), "RT-TOOL-3 ¶1: not met");
+    // The same run twice: a warning that nothing tells the rows apart.
+    let out = run(
+        &[
+            "report",
+            &json("ok"),
+            &json("spoof"),
+            &json("ok"),
+            "--html",
+            &out_page,
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let text = std::fs::read_to_string(&out_page).expect("the page");
+    assert!(
+        text.contains("Warning: rows 1 and 3 share their name, version, seed, reading and oracle"),
+        "{text}"
+    );
 
     let junk = scratch.write("junk.json", "{\"not\": \"a report\"}");
     for (bad, says) in [

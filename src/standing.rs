@@ -433,15 +433,24 @@ fn counterexample_md(md: &mut String, title: &str, x: &Counterexample) {
     if !codes.is_empty() {
         let _ = writeln!(md, "\nCodes: `{}`.", codes.join("`, `"));
     }
-    run_md(md, &x.case, &x.expected, &x.observed);
-    if let Some(s) = &x.sibling {
-        let _ = writeln!(
-            md,
-            "\nShown on its {} sibling ({}):",
-            markdown(&s.name),
-            markdown(&s.what)
-        );
-        run_md(md, &s.case, &s.expected, &s.observed);
+    // A sibling that showed it is the request that did: first, as sent;
+    // the case it was built from after it, as context.
+    match &x.sibling {
+        Some(s) => {
+            let _ = writeln!(
+                md,
+                "\nShown on its {} sibling ({}), as sent:",
+                markdown(&s.name),
+                markdown(&s.what)
+            );
+            run_md(md, &s.case, &s.expected, &s.observed);
+            let _ = writeln!(
+                md,
+                "\nThe case it was built from (the one to --replay: diff builds its siblings again):"
+            );
+            run_md(md, &x.case, &x.expected, &x.observed);
+        }
+        None => run_md(md, &x.case, &x.expected, &x.observed),
     }
 }
 

@@ -220,21 +220,30 @@ fn minimal(v: &diff::Vector, label: &str, text: &mut String) {
         let value = terminal(&value);
         format!("  {label} {value}\n")
     };
-    let mut lines = vec![
-        line(label, serde_json::to_value(&v.case)),
-        line("expected:    ", serde_json::to_value(&v.expected)),
-        line("observed:    ", Ok(v.observed.clone())),
-    ];
-    if let Some(s) = &v.sibling {
-        lines.push(format!(
-            "  shown on its {} sibling ({}):\n",
-            terminal(&s.name),
-            terminal(&s.what)
-        ));
-        lines.push(line("sibling case:", serde_json::to_value(&s.case)));
-        lines.push(line("expected:    ", serde_json::to_value(&s.expected)));
-        lines.push(line("observed:    ", Ok(s.observed.clone())));
-    }
+    // A sibling that showed it is the request that did: first, as sent;
+    // the case it was built from after it, as context.
+    let lines = match &v.sibling {
+        Some(s) => vec![
+            format!(
+                "  shown on its {} sibling ({}), as sent:\n",
+                terminal(&s.name),
+                terminal(&s.what)
+            ),
+            line(label, serde_json::to_value(&s.case)),
+            line("expected:    ", serde_json::to_value(&s.expected)),
+            line("observed:    ", Ok(s.observed.clone())),
+            "  the case it was built from (the one to --replay: diff builds its siblings again):\n"
+                .to_owned(),
+            line("case:        ", serde_json::to_value(&v.case)),
+            line("expected:    ", serde_json::to_value(&v.expected)),
+            line("observed:    ", Ok(v.observed.clone())),
+        ],
+        None => vec![
+            line(label, serde_json::to_value(&v.case)),
+            line("expected:    ", serde_json::to_value(&v.expected)),
+            line("observed:    ", Ok(v.observed.clone())),
+        ],
+    };
     text.push_str(&lines.concat());
     if cut {
         text.push_str(&format!("  {CUT_NOTE}\n"));

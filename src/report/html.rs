@@ -16,6 +16,8 @@
 
 use std::fmt::Write as _;
 
+use serde_json::Value;
+
 use super::{anchor, json_pretty, markup, markup_attr, short, Example, PinnedResult, Run};
 use crate::judge::Clause;
 use crate::standing::Status;
@@ -183,36 +185,59 @@ fn example(html: &mut String, id: &str, heading: &str, x: &Example) {
     if !codes.is_empty() {
         let _ = writeln!(html, "<p>Codes: <code>{}</code></p>", markup(&codes));
     }
-    let (expected, observed) = marked(&json_pretty(&x.expected), &json_pretty(&x.observed));
     let caption = x.shrink_end.note().map_or_else(
         || "Minimal case".to_owned(),
         |note| format!("The case: {note}"),
     );
+    // A sibling that showed it is the request that did: shown first, as
+    // sent; the case it was built from after it, as context.
+    match &x.sibling {
+        Some(s) => {
+            let _ = writeln!(
+                html,
+                "<p>{}</p>",
+                markup(&format!(
+                    "Shown on its {} sibling ({}): the request that showed it, as sent.",
+                    s.name, s.what
+                ))
+            );
+            sides(
+                html,
+                &format!("{caption}: the sibling, as sent"),
+                &s.case,
+                &s.expected,
+                &s.observed,
+            );
+            html.push_str(
+                "<p>The case it was built from (the one to --replay: diff builds its siblings again):</p>\n",
+            );
+            sides(html, "The case", &x.case, &x.expected, &x.observed);
+        }
+        None => sides(html, &caption, &x.case, &x.expected, &x.observed),
+    }
+    html.push_str("</section>\n");
+}
+
+/// A case, its expected and its observed outcome side by side, the lines
+/// where the two outcomes differ marked, and said to be so when they do.
+fn sides(html: &mut String, caption: &str, case: &Value, expected: &Value, observed: &Value) {
+    let (expected, observed) = (json_pretty(expected), json_pretty(observed));
+    let (marked_expected, marked_observed) = marked(&expected, &observed);
     let _ = writeln!(
         html,
         "<div class=\"sides\">\n\
-         <figure><figcaption>{caption}</figcaption><pre>{}</pre></figure>\n\
-         <figure><figcaption>Expected outcome (the reference)</figcaption><pre>{expected}</pre></figure>\n\
-         <figure><figcaption>Observed outcome</figcaption><pre>{observed}</pre></figure>\n\
-         </div>\n\
-         <p>Lines marked − in the expected outcome and + in the observed one are where the two differ.</p>",
-        markup(&json_pretty(&x.case))
+         <figure><figcaption>{}</figcaption><pre>{}</pre></figure>\n\
+         <figure><figcaption>Expected outcome (the reference)</figcaption><pre>{marked_expected}</pre></figure>\n\
+         <figure><figcaption>Observed outcome</figcaption><pre>{marked_observed}</pre></figure>\n\
+         </div>",
+        markup(caption),
+        markup(&json_pretty(case))
     );
-    if let Some(s) = &x.sibling {
-        let (expected, observed) = marked(&json_pretty(&s.expected), &json_pretty(&s.observed));
-        let _ = writeln!(
-            html,
-            "<p>Shown on its {} sibling ({}):</p>\n<div class=\"sides\">\n\
-             <figure><figcaption>The sibling, as sent</figcaption><pre>{}</pre></figure>\n\
-             <figure><figcaption>Expected outcome (the reference)</figcaption><pre>{expected}</pre></figure>\n\
-             <figure><figcaption>Observed outcome</figcaption><pre>{observed}</pre></figure>\n\
-             </div>",
-            markup(&s.name),
-            markup(&s.what),
-            markup(&json_pretty(&s.case))
-        );
-    }
-    html.push_str("</section>\n");
+    html.push_str(if expected == observed {
+        "<p>The expected and the observed outcome are the same.</p>\n"
+    } else {
+        "<p>Lines marked − in the expected outcome and + in the observed one are where the two differ.</p>\n"
+    });
 }
 
 /// What a run that broke says instead of a standing.

@@ -20,6 +20,8 @@
 
 use std::fmt::Write as _;
 
+use serde_json::Value;
+
 use super::{json, markup, markup_attr, ClauseSaid, Example, Pinned, PinnedResult, Run, Said};
 use crate::judge::Code;
 use crate::standing::Status;
@@ -112,23 +114,34 @@ fn example_text(x: &Example, case: &str) -> String {
         }
         None => case,
     };
-    let _ = write!(
-        text,
-        "\n\n{case:<13} {}\nexpected:     {}\nobserved:     {}\n",
-        json(&x.case),
-        json(&x.expected),
-        json(&x.observed)
-    );
-    if let Some(s) = &x.sibling {
-        let _ = write!(
-            text,
-            "shown on its {} sibling ({}):\nsibling case: {}\nexpected:     {}\nobserved:     {}\n",
-            s.name,
-            s.what,
-            json(&s.case),
-            json(&s.expected),
-            json(&s.observed)
-        );
+    let lines = |case: &str, c: &Value, e: &Value, o: &Value| {
+        format!(
+            "{case:<13} {}\nexpected:     {}\nobserved:     {}\n",
+            json(c),
+            json(e),
+            json(o)
+        )
+    };
+    // A sibling that showed it is the request that did: first, as sent;
+    // the case it was built from after it, as context.
+    match &x.sibling {
+        Some(s) => {
+            let _ = write!(
+                text,
+                "\n\nshown on its {} sibling ({}), as sent:\n{}the case it was built from (the one to --replay: diff builds its siblings again):\n{}",
+                s.name,
+                s.what,
+                lines(case, &s.case, &s.expected, &s.observed),
+                lines("case:", &x.case, &x.expected, &x.observed)
+            );
+        }
+        None => {
+            let _ = write!(
+                text,
+                "\n\n{}",
+                lines(case, &x.case, &x.expected, &x.observed)
+            );
+        }
     }
     text
 }

@@ -410,6 +410,25 @@ fn a_reply_holding_a_lone_surrogate_is_a_divergence_and_the_run_goes_on() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// `diff ARGS` against `serve --fault FAULT`, writing the standing, JUnit
+/// and the page (`s.md`, `j.xml`, `p.html`): once as text, once with
+/// `--json`, each in a directory of its own; both must find a divergence.
+fn text_and_json(name: &str, args: &[&str], fault: &str) -> [(Output, std::path::PathBuf); 2] {
+    let files = ["--standing", "s.md", "--junit", "j.xml", "--html", "p.html"];
+    let args = [args, &files[..]].concat();
+    let text = diff(&format!("{name}-text"), &args, &["--fault", fault]);
+    let json = diff(
+        &format!("{name}-json"),
+        &[&args[..], &["--json"]].concat(),
+        &["--fault", fault],
+    );
+    assert_eq!(
+        (text.0.status.code(), json.0.status.code()),
+        (Some(1), Some(1))
+    );
+    [text, json]
+}
+
 /// A lone surrogate a reply held shows as the escape it was (`\ud83d`) in
 /// every output, never as the mark one process read it as (private-use
 /// characters around U+FFFD): --json and --save hold it as that escape, so
@@ -417,15 +436,8 @@ fn a_reply_holding_a_lone_surrogate_is_a_divergence_and_the_run_goes_on() {
 /// the pages show it; and the --save file replays to the same finding.
 #[test]
 fn a_lone_surrogate_shows_as_its_escape_in_every_output() {
-    let files = ["--standing", "s.md", "--junit", "j.xml", "--html", "p.html"];
-    let args = [&["--cases", "60", "--seed", "3"][..], &files[..]].concat();
-    let (text, dir) = diff("lone-text", &args, &["--fault", "split-surrogate"]);
-    let (json, json_dir) = diff(
-        "lone-json",
-        &[&args[..], &["--json"]].concat(),
-        &["--fault", "split-surrogate"],
-    );
-    assert_eq!((text.status.code(), json.status.code()), (Some(1), Some(1)));
+    let [(text, dir), (json, json_dir)] =
+        text_and_json("lone", &["--cases", "60", "--seed", "3"], "split-surrogate");
     let marks = |what: &str, text: &str| {
         let private = text
             .chars()
@@ -1534,6 +1546,104 @@ fn a_malformed_calls_sibling_is_judged_in_full() {
     }
     dirs.push(cases);
     for d in dirs {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+/// A ¶3 leak that only a sibling showed (an artifact's URL put in the
+/// prose, against a minimal case with no artifact at all): every report
+/// shows that sibling first, as sent, with its expected and observed
+/// outcomes, and the case it was built from after it; and `check` on the
+/// sibling and its observed outcome finds the leak.
+#[test]
+fn a_leak_a_sibling_showed_is_shown_on_that_sibling_first() {
+    let [(text, text_dir), (json, dir)] = text_and_json(
+        "sibling",
+        &["--cases", "30", "--seed", "1", "--no-vectors"],
+        "leak-payload",
+    );
+    let report: Value = rt_tool_3::wire::parse_reply(&json.stdout).expect("a report");
+    let vector = report["divergences"]
+        .as_array()
+        .expect("divergences")
+        .iter()
+        .flat_map(|d| d["minimal"].as_array().expect("minimal").iter())
+        .find(|v| !v["sibling"].is_null())
+        .expect("a minimal case a sibling showed");
+    let sibling = &vector["sibling"];
+    // `check` on the sibling as sent and what came back: the same clause.
+    let (case, outcome) = (
+        dir.join("sibling-case.json"),
+        dir.join("sibling-observed.json"),
+    );
+    std::fs::write(&case, sibling["case"].to_string()).expect("written");
+    std::fs::write(&outcome, sibling["observed"].to_string()).expect("written");
+    let out = Command::new(BIN)
+        .args(["check", "--json"])
+        .args([&case, &outcome])
+        .output()
+        .expect("check runs");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let judged: Value = serde_json::from_slice(&out.stdout).expect("a judgement");
+    let clauses: Vec<&Value> = judged["violations"]
+        .as_array()
+        .expect("violations")
+        .iter()
+        .map(|v| &v["clause"])
+        .collect();
+    assert!(
+        clauses.iter().all(|c| **c == vector["clauses"][0]),
+        "{judged}"
+    );
+    // In the text, the sibling first, labelled the minimal case.
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    let first = |needle: &str| {
+        stdout
+            .find(needle)
+            .unwrap_or_else(|| panic!("{needle}: {stdout}"))
+    };
+    let shown = first("  shown on its canary sibling");
+    let minimal = first("  minimal case: ");
+    let built = first("  the case it was built from");
+    assert!(shown < minimal && minimal < built, "{stdout}");
+    assert!(stdout[minimal..built].contains("call_FRESH"), "{stdout}");
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).expect(name);
+    // The standing, JUnit and the page: the sibling before the case.
+    for (name, sibling_first, case_after) in [
+        (
+            "s.md",
+            "Shown on its canary sibling",
+            "The case it was built from",
+        ),
+        (
+            "j.xml",
+            "shown on its canary sibling",
+            "the case it was built from",
+        ),
+        (
+            "p.html",
+            "the sibling, as sent",
+            "The case it was built from",
+        ),
+    ] {
+        let text = read(name);
+        let at = text
+            .find(sibling_first)
+            .unwrap_or_else(|| panic!("{name}: {text}"));
+        let after = text
+            .find(case_after)
+            .unwrap_or_else(|| panic!("{name}: {text}"));
+        assert!(at < after, "{name}");
+    }
+    // The page says the case's own outcomes are the same, not where they
+    // differ.
+    assert!(read("p.html").contains("The expected and the observed outcome are the same."));
+    for d in [dir, text_dir] {
         let _ = std::fs::remove_dir_all(d);
     }
 }

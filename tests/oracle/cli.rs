@@ -2047,20 +2047,14 @@ fn an_argument_error_is_one_line_and_coded_under_json() {
     }
 }
 
-/// An implementation announcing a name that would set the terminal's
-/// title, clear the screen, overwrite its line and reverse the text after
-/// it: the text report's bytes hold none of those characters, only their
-/// escapes, and the name stays on the report's first line.
-#[test]
-fn a_hostile_name_reaches_the_terminal_as_escapes() {
-    let ready = r#"{"ready":true,"version":1,"implementation":{"name":"x\u001b]0;owned\u0007\u001b[2J\r\nFAKE \u009b31m\u202eevil\u2028","version":"1\u0085","language":"\u001b[31mphp"}}"#;
-    let script = format!(
-        "read start; printf '%s\\n' '{ready}'; exec {} serve --fault spoof-id",
-        support::BIN
-    );
+/// The text report of `diff --cases 5 --seed 1` against `command`, which
+/// must diverge; it holds no character a terminal acts on but the line
+/// feeds ending its lines.
+fn on_a_terminal(command: &[&str]) -> String {
     let out = Command::new(support::BIN)
         .args(["diff", "--cases", "5", "--seed", "1", "--save", "/dev/null"])
-        .args(["--", "sh", "-c", &script])
+        .arg("--")
+        .args(command)
         .output()
         .expect("diff runs");
     assert_eq!(
@@ -2074,6 +2068,21 @@ fn a_hostile_name_reaches_the_terminal_as_escapes() {
         .chars()
         .find(|&c| (c.is_control() && c != '\n') || ('\u{2028}'..='\u{202e}').contains(&c));
     assert_eq!(acted_on, None, "{text:?}");
+    text
+}
+
+/// An implementation announcing a name that would set the terminal's
+/// title, clear the screen, overwrite its line and reverse the text after
+/// it: the text report's bytes hold none of those characters, only their
+/// escapes, and the name stays on the report's first line.
+#[test]
+fn a_hostile_name_reaches_the_terminal_as_escapes() {
+    let ready = r#"{"ready":true,"version":1,"implementation":{"name":"x\u001b]0;owned\u0007\u001b[2J\r\nFAKE \u009b31m\u202eevil\u2028","version":"1\u0085","language":"\u001b[31mphp"}}"#;
+    let script = format!(
+        "read start; printf '%s\\n' '{ready}'; exec {} serve --fault spoof-id",
+        support::BIN
+    );
+    let text = on_a_terminal(&["sh", "-c", &script]);
     let first = text.lines().next().expect("a first line");
     assert!(
         first.starts_with(
@@ -2081,6 +2090,33 @@ fn a_hostile_name_reaches_the_terminal_as_escapes() {
         ),
         "{first}"
     );
+}
+
+/// The same strings in every place of an outcome an implementation writes:
+/// the prose, an artifact's type, payload key and value, and its call id.
+/// The findings quote them and the report shows the outcome: on the
+/// terminal, as escapes.
+#[test]
+fn hostile_strings_in_an_outcome_reach_the_terminal_as_escapes() {
+    let wrapper = format!(
+        r#"
+import json, subprocess, sys
+H = json.dumps("\x1b]0;owned\x07\x1b[2J\r\nFAKE \x9b31m\u202eevil\u2028\x85", ensure_ascii=False)
+entry = '{{"type":%s,"payload":{{%s:%s}},"tool_call_id":%s}}' % (H, H, H, H)
+serve = subprocess.Popen([{bin:?}, "serve"], stdout=subprocess.PIPE, text=True)
+# Into serve's compact replies as text, so every number stays as written.
+for line in serve.stdout:
+    line = line.replace('"content":"', '"content":' + H[:-1])
+    line = line.replace('"tool_artifacts":[]', '"tool_artifacts":[' + entry + ']')
+    line = line.replace('"tool_artifacts":[{{', '"tool_artifacts":[' + entry + ',{{')
+    sys.stdout.write(line)
+    sys.stdout.flush()
+"#,
+        bin = support::BIN
+    );
+    let text = on_a_terminal(&["python3", "-c", &wrapper]);
+    assert!(text.contains(r"\u001b]0;owned\u0007"), "{text}");
+    assert!(text.contains(r"\u009b31m\u202eevil\u2028\u0085"), "{text}");
 }
 
 /// What the text shows of a string is what the README says: whole up to

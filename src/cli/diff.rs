@@ -196,8 +196,11 @@ fn run_diff(
         Some(_) => drop(processes),
     }
     // The --save file ends with the final report, tally included, so that
-    // `merge` can take it; a run that broke says so there too.
-    if !report.divergences.is_empty() || report.fault.is_some() {
+    // `merge` can take it; a run that broke says so there too. A run that
+    // found nothing writes it only over a file already there, which an
+    // earlier run left: never a stale divergence beside a passing run.
+    let stale = files.save.as_deref().is_some_and(std::path::Path::exists);
+    if !report.divergences.is_empty() || report.fault.is_some() || stale {
         saved(&report);
     }
     conclude(&report, files, save_error)

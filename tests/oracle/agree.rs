@@ -87,6 +87,7 @@ fn agree(name: &str, o: &Outputs, ending: &Ending) {
         ("standing", &o.standing),
         ("junit", &o.junit),
         ("page", &o.page),
+        ("--save file", &o.save),
     ] {
         assert_ne!(
             text, "stale",
@@ -142,6 +143,10 @@ fn agree(name: &str, o: &Outputs, ending: &Ending) {
         }
         None => {
             assert!(o.json["fault"].is_null(), "{name}: {}", o.json["fault"]);
+            let save: serde_json::Value =
+                serde_json::from_str(&o.save).expect("--save is written, as JSON");
+            assert!(save["fault"].is_null(), "{name}");
+            assert_eq!(save["divergences"], o.json["divergences"], "{name}");
             assert_eq!(o.json["standing"]["complete"], true, "{name}");
             assert!(errors.is_empty(), "{name}: {}", o.junit);
             assert!(!o.page.contains("No standing"), "{name}");

@@ -383,7 +383,7 @@ pub const PROCESS_FAULTS: [(&str, &str); 8] = [
     ("wrong-seq", "a reply to another request than the one owed"),
     (
         "extra-lines",
-        "a line nobody asked for (after the last reply, or after `stop`)",
+        "a line nobody asked for (a second reply to a request already answered, a line after the last reply, or after `stop`)",
     ),
 ];
 

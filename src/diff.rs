@@ -80,11 +80,11 @@ mod sent;
 mod shrink;
 mod tokens;
 
-pub use examine::{examine, Examined};
+pub use examine::{examine, sibling_names, Examined};
 pub use marked::MARKER_KEY;
 pub use pipeline::run;
 pub use report::{
-    Campaign, Config, Divergence, FaultReport, Report, Shard, ShrinkEnd, SiblingRun, Vector,
+    Campaign, Config, Divergence, FaultReport, Phase, Report, Shard, ShrinkEnd, SiblingRun, Vector,
     VectorsRun, Warning, WARNED_MAX,
 };
 pub use sent::siblings;

@@ -8,7 +8,9 @@
 //! and HTML, and through [`markdown`] (or inside a [`fence`]) into
 //! Markdown. No value can open a tag, end a cell, or become a link or a
 //! script. The characters XML 1.0 cannot hold at all are shown by
-//! [`visible`] stand-ins, never dropped.
+//! [`visible`] stand-ins, never dropped. On a terminal ([`terminal`]) no
+//! value can move the cursor, set the title, clear the screen or start a
+//! line.
 
 /// The stand-in shown for a character XML 1.0 cannot hold, or HTML reads
 /// as an error: a C0 control other than tab, line feed and carriage return
@@ -85,6 +87,33 @@ pub fn markdown(s: &str) -> String {
     out
 }
 
+/// `s` as text for a terminal or a log: every character that a terminal
+/// acts on rather than shows as its JSON escape: the C0 controls (ESC as
+/// `\u001b`, line feed as `\n`, carriage return as `\r`, tab as `\t`),
+/// DEL, the C1 controls (U+0085 as `\u0085`), the line and paragraph
+/// separators and the bidirectional controls (U+202E as `\u202e`), and a
+/// lone surrogate a reply held as its escape (`\ud800`); the rest as it is.
+/// `"\u{1b}]0;owned\u{7}"` shows as `\u001b]0;owned\u0007`.
+pub fn terminal(s: &str) -> String {
+    let s = crate::wire::shown_lone(s);
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\0'..='\x1f'
+            | '\x7f'..='\u{9f}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}' => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// A fence of backticks longer than any run of backticks in `text`, so
 /// that nothing inside a fenced block can close it.
 pub fn fence(text: &str) -> String {
@@ -112,5 +141,11 @@ mod tests {
         assert_eq!(markdown("   "), "&#32;&#32;&#32;");
         assert_eq!(fence("no ticks"), "```");
         assert_eq!(fence("a ```` b"), "`````");
+        assert_eq!(
+            terminal("a\u{1b}]0;t\u{7}\r\n\t\u{85}\u{202e}\u{2028}\u{7f}é"),
+            "a\\u001b]0;t\\u0007\\r\\n\\t\\u0085\\u202e\\u2028\\u007fé"
+        );
+        let lone = format!("x{}y", crate::wire::lone_mark(0xd800));
+        assert_eq!(terminal(&lone), "x\\ud800y");
     }
 }

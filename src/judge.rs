@@ -57,7 +57,7 @@ pub(crate) use crate::model::candidate_entries;
 pub use crate::model::may_deliver;
 pub use clauses::contents;
 use clauses::Judge;
-pub use findings::{Violation, Warning};
+pub use findings::{Violation, Warning, SHOWN_HEAD, SHOWN_WHOLE};
 pub use json::{first_difference, json_eq, same_multiset, unencodable_replaced, Eq};
 pub(crate) use leak::strings;
 pub use leak::{leak_candidates, LEAK_MIN_CHARS};

@@ -261,7 +261,10 @@ fn purge_at_once() {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return cli::fail::arguments(e),
+    };
     if matches!(cli.command, Command::Check { .. }) {
         purge_at_once();
     }

@@ -65,8 +65,11 @@ struct Part {
 pub fn merge(files: &[(String, Vec<u8>)]) -> Result<Report, String> {
     let mut parts: Vec<(&str, Part)> = Vec::with_capacity(files.len());
     for (name, bytes) in files {
-        // Within the oracle's nesting bound, as every document is read: a
-        // report holds cases, and serde_json's own bound is 128 levels.
+        // A lone surrogate a reply held, as this process marks one; within
+        // the oracle's nesting bound, as every document is read (a report
+        // holds cases, and serde_json's own bound is 128 levels).
+        let marked = crate::wire::with_lone_surrogates_marked(bytes);
+        let bytes = marked.as_deref().unwrap_or(bytes);
         let part: Part = crate::wire::parse(bytes).map_err(|e| {
             format!(
                 "{name} is not the --json report or --save file of a diff run of this oracle: {e}"
@@ -213,11 +216,14 @@ fn join(parts: Vec<Part>) -> Report {
                 .into_iter()
                 .zip(part.vectors.skipped),
         );
+        // A report of an oracle before codes has none: each vector's empty.
+        let mut codes = part.vectors.failed_codes;
+        codes.resize(part.vectors.failed.len(), Vec::new());
         failed.extend(
             part.vectors
                 .failed_positions
                 .into_iter()
-                .zip(part.vectors.failed),
+                .zip(part.vectors.failed.into_iter().zip(codes)),
         );
         divergences.extend(part.divergences);
         faults.extend(part.fault);
@@ -226,7 +232,9 @@ fn join(parts: Vec<Part>) -> Report {
     warned.truncate(WARNED_MAX);
     report.warned = warned;
     failed.sort_by_key(|(position, _)| *position);
-    (report.vectors.failed_positions, report.vectors.failed) = failed.into_iter().unzip();
+    let (positions, failed): (Vec<u64>, Vec<(String, Vec<String>)>) = failed.into_iter().unzip();
+    report.vectors.failed_positions = positions;
+    (report.vectors.failed, report.vectors.failed_codes) = failed.into_iter().unzip();
     skipped.sort_by_key(|(position, _)| *position);
     (report.vectors.skipped_positions, report.vectors.skipped) = skipped.into_iter().unzip();
     report.fault = faults.into_iter().min_by_key(|f| f.position);

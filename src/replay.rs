@@ -39,6 +39,10 @@ pub fn pinned() -> Result<Vec<Fixed>, crate::wire::Refusal> {
 /// `rt-tool-3 cases` prints). Each case is read as a case is everywhere, so
 /// an invalid one is refused; the error is one line naming the file.
 pub fn load(name: &str, bytes: &[u8]) -> Result<Vec<Fixed>, String> {
+    // A --save file's observed outcomes may hold a lone surrogate a reply
+    // held; its cases never do (a case holding one is refused below).
+    let marked = crate::wire::with_lone_surrogates_marked(bytes);
+    let bytes = marked.as_deref().unwrap_or(bytes);
     let documents: Vec<Value> = match crate::wire::parse_value(bytes) {
         Ok(document) => vec![document],
         Err(whole) => {

@@ -22,7 +22,7 @@ pub mod junit;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::diff::{Campaign, Report, ShrinkEnd, VectorsRun};
+use crate::diff::{Campaign, Phase, Report, ShrinkEnd, VectorsRun};
 pub use crate::escape::{markup, markup_attr};
 use crate::judge::Clause;
 use crate::standing::{Standing, Status};
@@ -68,6 +68,9 @@ pub struct Said {
     /// Its code.
     #[serde(default)]
     pub fault_code: Option<String>,
+    /// When it broke: at `start`, during the run or at `stop`.
+    #[serde(default)]
+    pub fault_phase: Option<Phase>,
     /// Clause by clause.
     pub clauses: Vec<ClauseSaid>,
     /// The first case the implementation errored on though it owed an
@@ -160,6 +163,9 @@ pub struct Pinned {
     /// When it diverged and showed a clause no earlier case had: its
     /// sentences, case, expected and observed outcome.
     pub example: Option<Example>,
+    /// When it diverged: the distinct codes of its findings (`errored` for
+    /// an error owed an outcome; none in a report of an oracle before them).
+    pub codes: Vec<String>,
 }
 
 /// What became of a pinned vector.
@@ -193,14 +199,8 @@ pub struct Run {
 }
 
 impl Run {
-    /// The run of `report`, whose standing is `standing`; `stopped` is a
-    /// fault of the process when it was told to stop, after the run (its
-    /// code and its line).
-    pub fn of(
-        report: &Report,
-        standing: &Standing,
-        stopped: Option<(&str, &str)>,
-    ) -> Result<Run, String> {
+    /// The run of `report`, whose standing is `standing`.
+    pub fn of(report: &Report, standing: &Standing) -> Result<Run, String> {
         // Read back from its text, as a report file is: a tree read back
         // as a deserializer would lose what `wire::value` keeps.
         // Within the oracle's nesting bound, as every document is read:
@@ -212,8 +212,9 @@ impl Run {
         let case = report
             .fault
             .as_ref()
-            .and_then(|f| serde_json::to_value(&f.case).ok());
-        let mut run = Run::read_back(said, &report.vectors, stopped, case);
+            .and_then(|f| f.case.as_ref())
+            .and_then(|c| serde_json::to_value(c).ok());
+        let mut run = Run::read_back(said, &report.vectors, case);
         for v in &mut run.vectors {
             let found = report
                 .divergences
@@ -249,23 +250,12 @@ impl Run {
         Ok(run)
     }
 
-    /// The run whose implementation never started: nothing judged, and
-    /// `why`, whose code is `code`.
-    pub fn unstarted(report: &Report, code: &str, why: &str) -> Result<Run, String> {
-        let mut run = Run::of(report, &Standing::of(report), Some((code, why)))?;
-        run.said.complete = false;
-        run.said.fault = Some(why.to_owned());
-        run.said.fault_code = Some(code.to_owned());
-        run.said.clauses.clear();
-        Ok(run)
-    }
-
     /// Reads one `--json` report of `diff` or `merge` named `name`, as
     /// `rt-tool-3 report` takes them; or says in one line why it cannot.
     pub fn read(name: &str, bytes: &[u8]) -> Result<Run, String> {
         #[derive(Deserialize)]
         struct Fault {
-            #[serde(deserialize_with = "crate::wire::value")]
+            #[serde(default, deserialize_with = "crate::wire::value")]
             case: Value,
         }
         #[derive(Deserialize)]
@@ -274,24 +264,19 @@ impl Run {
             vectors: VectorsRun,
             fault: Option<Fault>,
         }
+        // A lone surrogate a reply held, as this process marks one; within
+        // the oracle's nesting bound, as every document is read.
+        let marked = crate::wire::with_lone_surrogates_marked(bytes);
+        let bytes = marked.as_deref().unwrap_or(bytes);
         let json: Json = crate::wire::parse(bytes).map_err(|e| {
             format!("{name} is not the --json report of a diff or merge run of this oracle: {e}")
         })?;
-        let case = json.fault.map(|f| f.case);
-        Ok(Run::read_back(json.standing, &json.vectors, None, case))
+        let case = json.fault.map(|f| f.case).filter(|c| !c.is_null());
+        Ok(Run::read_back(json.standing, &json.vectors, case))
     }
 
-    fn read_back(
-        said: Said,
-        vectors: &VectorsRun,
-        stopped: Option<(&str, &str)>,
-        broken_case: Option<Value>,
-    ) -> Run {
-        let (broken, broken_code) = match (&said.fault, stopped) {
-            (Some(why), _) => (Some(why.clone()), said.fault_code.clone()),
-            (None, Some((code, why))) => (Some(why.to_owned()), Some(code.to_owned())),
-            (None, None) => (None, None),
-        };
+    fn read_back(said: Said, vectors: &VectorsRun, broken_case: Option<Value>) -> Run {
+        let (broken, broken_code) = (said.fault.clone(), said.fault_code.clone());
         let vectors = pinned(&said, vectors, broken.is_some());
         Run {
             said,
@@ -310,6 +295,16 @@ impl Run {
             Some(Value::String(s)) => Some(crate::wire::shown_lone(s).into_owned()),
             Some(other) => Some(other.to_string()),
         }
+    }
+
+    /// What a run that broke says instead of a standing, in one sentence
+    /// (see [`Phase::no_standing`]), its parts made safe by `escape`;
+    /// `None` for a run that did not break.
+    pub fn no_standing(&self, escape: impl Fn(&str) -> String) -> Option<String> {
+        let why = self.broken.as_deref()?;
+        let code = self.broken_code.as_deref().unwrap_or("process-fault");
+        let phase = self.said.fault_phase.unwrap_or_default();
+        Some(phase.no_standing(why, code, escape))
     }
 
     /// The implementation's name, version and language as one line.
@@ -345,7 +340,12 @@ fn pinned(said: &Said, run: &VectorsRun, broken: bool) -> Vec<Pinned> {
     ours.into_iter()
         .map(|p| {
             let name = all[p as usize].origin.clone();
-            let result = if run.failed_positions.contains(&p) {
+            let failed = run.failed_positions.iter().position(|&f| f == p);
+            let codes = failed
+                .and_then(|i| run.failed_codes.get(i))
+                .cloned()
+                .unwrap_or_default();
+            let result = if failed.is_some() {
                 PinnedResult::Failed
             } else if run.skipped_positions.contains(&p) {
                 PinnedResult::Skipped
@@ -358,6 +358,7 @@ fn pinned(said: &Said, run: &VectorsRun, broken: bool) -> Vec<Pinned> {
                 name,
                 result,
                 example: None,
+                codes,
             }
         })
         .collect()

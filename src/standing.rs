@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::diff::{Report, ShrinkEnd, Vector};
+use crate::diff::{Phase, Report, ShrinkEnd, Vector};
 use crate::escape::{fence, markdown};
 use crate::judge::{self, Cite, Clause};
 use crate::wire::Case;
@@ -171,6 +171,10 @@ pub struct Standing {
     /// Its code, one of [`crate::code::PROCESS_FAULTS`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fault_code: Option<String>,
+    /// When it broke: at `start` (nothing was judged), during the `run`,
+    /// or at `stop` (every case was answered).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault_phase: Option<Phase>,
     /// Clause by clause: ¶1 to ¶4, RT-TOOL-2, RT-TOOL-6 and the outcome's
     /// shape.
     pub clauses: Vec<ClauseStanding>,
@@ -252,6 +256,7 @@ impl Standing {
             complete,
             fault: report.fault.as_ref().map(|f| f.message.clone()),
             fault_code: report.fault.as_ref().map(|f| f.code.clone()),
+            fault_phase: report.fault.as_ref().map(|f| f.phase),
             errored: if complete {
                 first("errored").map(|(v, end)| Counterexample::of(&v, None, end))
             } else {
@@ -303,7 +308,18 @@ impl Standing {
             .map(|l| format!(" ({})", markdown(l)))
             .unwrap_or_default();
         let p = &self.provenance;
-        let mut md = format!("# {} standing: {}{language}\n\n", p.rule, name("name"));
+        // Its version as it announced it: a string as it is, another value
+        // as its JSON.
+        let version = match self.implementation.get("version") {
+            None | Some(Value::Null) => String::new(),
+            Some(Value::String(v)) => format!(" {}", markdown(v)),
+            Some(other) => format!(" {}", markdown(&other.to_string())),
+        };
+        let mut md = format!(
+            "# {} standing: {}{version}{language}\n\n",
+            p.rule,
+            name("name")
+        );
         let _ = writeln!(
             md,
             "Judged against rule {} of the FlowDrop Workflow Specification {} (`rule_hash` `{}`) by {}, on {} cases ({} requests, seed {}{}), reading ¶3 as `{}`{}.\n",
@@ -321,8 +337,12 @@ impl Standing {
         if !self.complete {
             let _ = writeln!(
                 md,
-                "**No standing.** The run ended on a fault of the implementation's process before it was judged in full: {}. Nothing is claimed.",
-                markdown(self.fault.as_deref().unwrap_or("unknown"))
+                "**No standing.** {}",
+                self.fault_phase.unwrap_or_default().no_standing(
+                    self.fault.as_deref().unwrap_or("unknown"),
+                    self.fault_code.as_deref().unwrap_or("unknown"),
+                    markdown
+                )
             );
             return md;
         }
@@ -413,15 +433,24 @@ fn counterexample_md(md: &mut String, title: &str, x: &Counterexample) {
     if !codes.is_empty() {
         let _ = writeln!(md, "\nCodes: `{}`.", codes.join("`, `"));
     }
-    run_md(md, &x.case, &x.expected, &x.observed);
-    if let Some(s) = &x.sibling {
-        let _ = writeln!(
-            md,
-            "\nShown on its {} sibling ({}):",
-            markdown(&s.name),
-            markdown(&s.what)
-        );
-        run_md(md, &s.case, &s.expected, &s.observed);
+    // A sibling that showed it is the request that did: first, as sent;
+    // the case it was built from after it, as context.
+    match &x.sibling {
+        Some(s) => {
+            let _ = writeln!(
+                md,
+                "\nShown on its {} sibling ({}), as sent:",
+                markdown(&s.name),
+                markdown(&s.what)
+            );
+            run_md(md, &s.case, &s.expected, &s.observed);
+            let _ = writeln!(
+                md,
+                "\nThe case it was built from (the one to --replay: diff builds its siblings again):"
+            );
+            run_md(md, &x.case, &x.expected, &x.observed);
+        }
+        None => run_md(md, &x.case, &x.expected, &x.observed),
     }
 }
 
@@ -449,7 +478,8 @@ pub fn distinct_codes(codes: &[String]) -> Vec<&str> {
     seen
 }
 
-/// A value as compact JSON.
+/// A value as compact JSON, a lone surrogate a reply held shown as its
+/// escape.
 fn compact<T: Serialize>(v: &T) -> String {
-    serde_json::to_string(v).unwrap_or_default()
+    crate::wire::shown_lone(&serde_json::to_string(v).unwrap_or_default()).into_owned()
 }

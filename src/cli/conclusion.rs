@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use rt_tool_3::diff;
+use rt_tool_3::escape::terminal;
 use rt_tool_3::report;
 use rt_tool_3::standing::{Standing, Status};
 
-use super::diff::Broke;
 use super::fail::Fail;
-use super::output::{print, shown, write_file, write_json_line, CUT_NOTE};
+use super::output::{json_text, print, shown, write_file, write_report_line, CUT_NOTE};
 use crate::Reports;
 
 /// The files and form of `diff`'s output.
@@ -53,16 +53,12 @@ pub(crate) fn conclude(
     report: &diff::Report,
     files: &Files,
     save_error: Option<String>,
-    stopped: Option<Broke>,
 ) -> Result<ExitCode, Fail> {
     let standing = Standing::of(report);
     if let Some(path) = &files.standing {
         write_file(path, standing.markdown().as_bytes())?;
     }
-    files.reports.write(|| {
-        let stopped = stopped.as_ref().map(|b| (b.code, b.message.as_str()));
-        report::Run::of(report, &standing, stopped)
-    })?;
+    files.reports.write(|| report::Run::of(report, &standing))?;
     if files.json {
         #[derive(serde::Serialize)]
         struct Json<'a> {
@@ -70,7 +66,7 @@ pub(crate) fn conclude(
             report: &'a diff::Report,
             standing: &'a Standing,
         }
-        write_json_line(&Json {
+        write_report_line(&Json {
             report,
             standing: &standing,
         })?;
@@ -81,19 +77,7 @@ pub(crate) fn conclude(
         return Err(Fail::write(e));
     }
     if let Some(f) = &report.fault {
-        let (case, cut) = shown(&serde_json::to_value(&f.case).unwrap_or_default());
-        let note = if cut {
-            format!(" {CUT_NOTE}")
-        } else {
-            String::new()
-        };
-        return Err(Fail::process(
-            &f.code,
-            format!("{}; the case: {case}{note}", f.message),
-        ));
-    }
-    if let Some(f) = stopped {
-        return Err(Fail::process(f.code, f.message));
+        return Err(Fail::process(&f.code, fault_line(f)));
     }
     Ok(if report.divergences.is_empty() && standing.shown() {
         ExitCode::SUCCESS
@@ -135,8 +119,7 @@ fn heading(report: &diff::Report) -> String {
             .implementation
             .get(k)
             .and_then(serde_json::Value::as_str)
-            .unwrap_or("?")
-            .to_owned()
+            .map_or_else(|| "?".to_owned(), terminal)
     };
     format!(
         "rt-tool-3 diff: {} ({}) against {}, reading ¶3 as {}: {} cases ({} pinned vectors, {} replayed), {} requests, seed {}{}{}\n",
@@ -168,7 +151,9 @@ fn warnings(report: &diff::Report, text: &mut String) {
     for w in report.warned.iter().take(SHOWN) {
         text.push_str(&format!(
             "warning: {} [{}]: {}\n",
-            w.origin, w.code, w.message
+            w.origin,
+            w.code,
+            terminal(&w.message)
         ));
     }
     if report.warnings > SHOWN.min(report.warned.len()) as u64 {
@@ -221,30 +206,44 @@ pub(crate) fn shrunk_to(d: &diff::Divergence) -> String {
 /// one line, its longest strings cut.
 fn minimal(v: &diff::Vector, label: &str, text: &mut String) {
     for violation in &v.violations {
-        text.push_str(&format!("  {violation}\n"));
+        text.push_str(&format!("  {}\n", terminal(&violation.to_string())));
     }
     if v.violations.is_empty() {
-        text.push_str(&format!("  {}\n", v.description));
+        text.push_str(&format!("  {}\n", terminal(&v.description)));
     }
     let mut cut = false;
     let mut line = |label: &str, value: Result<serde_json::Value, serde_json::Error>| {
         let (value, shortened) = shown(&value.unwrap_or_default());
         cut |= shortened;
-        // A lone surrogate the reply held, as the reply wrote it.
-        let value = rt_tool_3::wire::shown_lone(&value);
+        // A lone surrogate the reply held, as the reply wrote it, and
+        // nothing a terminal acts on.
+        let value = terminal(&value);
         format!("  {label} {value}\n")
     };
-    let mut lines = vec![
-        line(label, serde_json::to_value(&v.case)),
-        line("expected:    ", serde_json::to_value(&v.expected)),
-        line("observed:    ", Ok(v.observed.clone())),
-    ];
-    if let Some(s) = &v.sibling {
-        lines.push(format!("  shown on its {} sibling ({}):\n", s.name, s.what));
-        lines.push(line("sibling case:", serde_json::to_value(&s.case)));
-        lines.push(line("expected:    ", serde_json::to_value(&s.expected)));
-        lines.push(line("observed:    ", Ok(s.observed.clone())));
-    }
+    // A sibling that showed it is the request that did: first, as sent;
+    // the case it was built from after it, as context.
+    let lines = match &v.sibling {
+        Some(s) => vec![
+            format!(
+                "  shown on its {} sibling ({}), as sent:\n",
+                terminal(&s.name),
+                terminal(&s.what)
+            ),
+            line(label, serde_json::to_value(&s.case)),
+            line("expected:    ", serde_json::to_value(&s.expected)),
+            line("observed:    ", Ok(s.observed.clone())),
+            "  the case it was built from (the one to --replay: diff builds its siblings again):\n"
+                .to_owned(),
+            line("case:        ", serde_json::to_value(&v.case)),
+            line("expected:    ", serde_json::to_value(&v.expected)),
+            line("observed:    ", Ok(v.observed.clone())),
+        ],
+        None => vec![
+            line(label, serde_json::to_value(&v.case)),
+            line("expected:    ", serde_json::to_value(&v.expected)),
+            line("observed:    ", Ok(v.observed.clone())),
+        ],
+    };
     text.push_str(&lines.concat());
     if cut {
         text.push_str(&format!("  {CUT_NOTE}\n"));
@@ -305,13 +304,19 @@ fn ending(report: &diff::Report, standing: &Standing, save: Option<&Path>, text:
     } else if report.fault.is_none() {
         text.push_str("no divergence\n");
     }
+    if let Some(f) = &report.fault {
+        text.push_str(&format!(
+            "\nNO STANDING. {}\n",
+            f.phase.no_standing(&f.message, &f.code, terminal)
+        ));
+    }
 }
 
 /// Writes a report to a `--save` file, atomically; the error, if any.
 pub(crate) fn save(path: Option<&Path>, report: &diff::Report) -> Option<String> {
     let path = path?;
-    let bytes = serde_json::to_vec_pretty(report).unwrap_or_default();
-    rt_tool_3::atomic::write(path, &bytes)
+    let text = json_text(report, true);
+    rt_tool_3::atomic::write(path, text.as_bytes())
         .err()
         .map(|e| format!("cannot write {}: {e}", path.display()))
 }
@@ -320,4 +325,19 @@ pub(crate) fn save(path: Option<&Path>, report: &diff::Report) -> Option<String>
 pub(crate) fn clause_ids(d: &diff::Divergence) -> String {
     let ids: Vec<&str> = d.signature.iter().map(String::as_str).collect();
     ids.join(", ")
+}
+
+/// The line a fault ends the run with: what went wrong, and the case it
+/// broke on, when it broke on one.
+fn fault_line(f: &diff::FaultReport) -> String {
+    let Some(case) = &f.case else {
+        return f.message.clone();
+    };
+    let (case, cut) = shown(&serde_json::to_value(case).unwrap_or_default());
+    let note = if cut {
+        format!(" {CUT_NOTE}")
+    } else {
+        String::new()
+    };
+    format!("{}; the case: {case}{note}", f.message)
 }

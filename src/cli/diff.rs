@@ -10,7 +10,6 @@ use std::sync::atomic::Ordering;
 use rt_tool_3::diff;
 use rt_tool_3::harness::{Limits, Process};
 use rt_tool_3::judge::Options;
-use rt_tool_3::report;
 
 use super::conclusion::{conclude, save, Files};
 use super::fail::Fail;
@@ -136,7 +135,7 @@ fn run_diff(
     }
     let mut processes = match start_copies(&command, limits, jobs) {
         Ok(processes) => processes,
-        Err(broke) => return Err(unstarted(&config, files, broke)),
+        Err(broke) => return unstarted(&config, files, broke),
     };
     small_pages();
     let campaign = config.campaign();
@@ -182,24 +181,29 @@ fn run_diff(
         drop(stop);
         report
     });
+    let mut report = report;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
+    // Stopped here, before the report, so a fault at `stop` is in it as
+    // every other fault is; one that is already at fault is killed instead.
+    match report.fault {
+        None => {
+            let past = campaign.fixed + campaign.generated;
+            report.fault = stop_copies(processes)
+                .map(|b| diff::FaultReport::outside(diff::Phase::Stop, b.code, b.message, past));
+        }
+        Some(_) => drop(processes),
+    }
     // The --save file ends with the final report, tally included, so that
-    // `merge` can take it.
-    if !report.divergences.is_empty() {
+    // `merge` can take it; a run that broke says so there too. A run that
+    // found nothing writes it only over a file already there, which an
+    // earlier run left: never a stale divergence beside a passing run.
+    let stale = files.save.as_deref().is_some_and(std::path::Path::exists);
+    if !report.divergences.is_empty() || report.fault.is_some() || stale {
         saved(&report);
     }
-    // Stopped here, before the report, so a process fault is reported last;
-    // one that is already at fault is killed instead.
-    let stopped = match report.fault {
-        None => stop_copies(processes),
-        Some(_) => {
-            drop(processes);
-            None
-        }
-    };
-    conclude(&report, files, save_error, stopped)
+    conclude(&report, files, save_error)
 }
 
 /// Stops every copy at once, each on a thread of its own: a copy takes a
@@ -217,24 +221,25 @@ fn stop_copies(processes: Vec<Process>) -> Option<Broke> {
     })
 }
 
-/// The failure of a run whose implementation could not be started: the
-/// reports say the process broke, so a CI panel shows an error, not an
-/// empty pass.
-fn unstarted(config: &diff::Config, files: &Files, broke: Broke) -> Fail {
-    let Broke { code, message: why } = broke;
-    let report = diff::Report::empty(
+/// The end of a run whose implementation could not be started (or gave no
+/// `ready`): every output asked for is written and says it never started,
+/// so a CI panel shows an error, not an empty pass, and no file of an
+/// earlier run is left standing.
+fn unstarted(config: &diff::Config, files: &Files, broke: Broke) -> Result<ExitCode, Fail> {
+    let mut report = diff::Report::empty(
         config.options,
         serde_json::Value::Null,
         config.seed,
         config.campaign(),
     );
-    match files
-        .reports
-        .write(|| report::Run::unstarted(&report, code, &why))
-    {
-        Ok(()) => Fail::process(code, why),
-        Err(also) => Fail::process(code, format!("{why}; and {}", also.line)),
-    }
+    report.fault = Some(diff::FaultReport::outside(
+        diff::Phase::Start,
+        broke.code,
+        broke.message,
+        0,
+    ));
+    let save_error = save(files.save.as_deref(), &report);
+    conclude(&report, files, save_error)
 }
 
 /// `--jobs`: a number of copies from 1, or `auto` for one per core.

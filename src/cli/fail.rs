@@ -49,7 +49,7 @@ impl Fail {
             let error = serde_json::json!({"error": {"code": code, "message": line}});
             println!("{error}");
         }
-        eprintln!("rt-tool-3: {line}");
+        eprintln!("rt-tool-3: {}", rt_tool_3::escape::terminal(&line));
         ExitCode::from(2)
     }
 }
@@ -62,4 +62,36 @@ static JSON_OUT: AtomicBool = AtomicBool::new(false);
 /// for JSON on stdout.
 pub(crate) fn json_out(json: bool) {
     JSON_OUT.store(json, Ordering::Relaxed);
+}
+
+/// Ends a command whose arguments clap refused (`--cases abc`, `--shard
+/// 3/2`, an unknown flag) as any invalid input ends: one line on stderr,
+/// and with `--json` the coded line on stdout, exit 2. Help and version,
+/// which clap also reports as errors, are printed as clap prints them.
+pub(crate) fn arguments(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit();
+    }
+    // `--json` before `--` (after it, the arguments are the
+    // implementation's own).
+    let json = std::env::args_os()
+        .skip(1)
+        .take_while(|a| a != "--")
+        .any(|a| a == "--json");
+    json_out(json);
+    Fail::from(one_line(&e.to_string())).exit()
+}
+
+/// clap's message as one line: its first, without `error: `, and where
+/// to read more.
+fn one_line(rendered: &str) -> String {
+    let first = rendered.lines().next().unwrap_or("invalid arguments");
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    format!("{first} (see --help)")
 }

@@ -20,7 +20,7 @@ pub(crate) fn merge(paths: &[PathBuf], files: &Files) -> Result<ExitCode, Fail> 
     }
     let report = rt_tool_3::merge::merge(&parts).map_err(Fail::from)?;
     let save_error = save(files.save.as_deref(), &report);
-    conclude(&report, files, save_error, None)
+    conclude(&report, files, save_error)
 }
 
 /// `report`: the page comparing the implementations of the `--json`

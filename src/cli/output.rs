@@ -5,6 +5,8 @@
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use rt_tool_3::judge::{SHOWN_HEAD, SHOWN_WHOLE};
+
 use super::fail::Fail;
 
 /// Whether anything was written on stdout.
@@ -32,6 +34,25 @@ pub(crate) fn print_with(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -
         .map_err(|e| Fail::write(format!("cannot write stdout: {e}")))
 }
 
+/// `value` as JSON text (indented when `pretty`), each lone surrogate a
+/// reply held written back as the escape the reply wrote (`\ud800`), not
+/// as the mark this process read it as: a file another process reads
+/// (`merge`, `report`, `--replay`) reads the same reply.
+pub(crate) fn json_text<T: serde::Serialize>(value: &T, pretty: bool) -> String {
+    let text = match pretty {
+        true => serde_json::to_string_pretty(value),
+        false => serde_json::to_string(value),
+    };
+    rt_tool_3::wire::shown_lone(&text.unwrap_or_default()).into_owned()
+}
+
+/// Prints a run's report as one line of JSON ([`json_text`]).
+pub(crate) fn write_report_line<T: serde::Serialize>(value: &T) -> Result<(), Fail> {
+    let mut text = json_text(value, false);
+    text.push('\n');
+    print(text.as_bytes())
+}
+
 /// Prints one value as one line of JSON ([`print_with`]).
 pub(crate) fn write_json_line<T: serde::Serialize>(value: &T) -> Result<(), Fail> {
     print_with(|out| {
@@ -39,12 +60,6 @@ pub(crate) fn write_json_line<T: serde::Serialize>(value: &T) -> Result<(), Fail
         out.write_all(b"\n")
     })
 }
-
-/// The longest string a report for a reader shows whole: the ids, texts
-/// and types of a case (RT-TOOL-6's floor for a type is 256 bytes) stay
-/// whole, and a payload over its 512,000-byte floor does not flood a
-/// terminal or a CI log three times a divergence.
-const SHOWN_WHOLE: usize = 512;
 
 /// What a reader is told under a value [`shown`] cut.
 pub(crate) const CUT_NOTE: &str =
@@ -57,7 +72,7 @@ pub(crate) const CUT_NOTE: &str =
 /// it cannot be copied for the value by mistake.
 pub(crate) fn shown(v: &serde_json::Value) -> (String, bool) {
     fn string(s: &str, out: &mut String, cut: &mut bool) {
-        let head = match s.char_indices().nth(64) {
+        let head = match s.char_indices().nth(SHOWN_HEAD) {
             Some((at, _)) if s.len() > SHOWN_WHOLE => &s[..at],
             _ => s,
         };

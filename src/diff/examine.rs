@@ -62,6 +62,12 @@ const SIBLINGS: [(&str, &str); 6] = [
     ("alone", "one call of the case sent alone, as it is"),
 ];
 
+/// The names of the siblings a report gives them (`marked`, `canary`,
+/// `exposure-alone`, `repeat`, `alone`), in the order they are sent.
+pub fn sibling_names() -> impl Iterator<Item = &'static str> {
+    SIBLINGS[1..].iter().map(|(name, _)| *name)
+}
+
 /// The findings of each request of a case, by its index in [`SIBLINGS`].
 type PerRun = [Vec<Violation>; 6];
 

@@ -347,6 +347,10 @@ fn count_origin(
                 if !examined.vectors.is_empty() {
                     report.vectors.failed.push(f.origin.clone());
                     report.vectors.failed_positions.push(position);
+                    report
+                        .vectors
+                        .failed_codes
+                        .push(codes_of(&examined.vectors));
                 }
                 if examined.skipped {
                     report.vectors.skipped.push(f.origin.clone());
@@ -360,6 +364,25 @@ fn count_origin(
             position - config.fixed.len() as u64 + 1
         ),
     }
+}
+
+/// The distinct codes of what `vectors` show, in their order: each
+/// finding's code, `errored` for an error owed an outcome.
+fn codes_of(vectors: &[Vector]) -> Vec<String> {
+    let mut codes: Vec<String> = Vec::new();
+    for v in vectors {
+        let names = v.violations.iter().map(|x| x.code.name());
+        let names: Vec<&str> = match v.violations.is_empty() {
+            true => vec!["errored"],
+            false => names.collect(),
+        };
+        for name in names {
+            if !codes.iter().any(|c| c == name) {
+                codes.push(name.to_owned());
+            }
+        }
+    }
+    codes
 }
 
 /// One copy's worker: takes the next position of the shard, generates it,
@@ -571,12 +594,12 @@ impl<S: Strategy<Value = Case>> Worker<'_, '_, S> {
             Err(fault) => {
                 self.broken = true;
                 in_flight.clear();
-                Examination::Fault(FaultReport {
-                    code: fault.code().into(),
-                    message: named(fault),
-                    case: next.sent.case,
-                    position: next.position,
-                })
+                Examination::Fault(FaultReport::on_case(
+                    fault.code(),
+                    named(fault),
+                    next.sent.case,
+                    next.position,
+                ))
             }
         };
         self.outbox.push(Found {

@@ -303,6 +303,12 @@ pub struct VectorsRun {
     pub failed: Vec<String>,
     /// Their stream positions, in the same order.
     pub failed_positions: Vec<u64>,
+    /// The codes of what each showed, in the same order: each finding's
+    /// distinct code (`src/codes.md`), or `errored` for a case it errored
+    /// on though it owed an outcome (empty in a report of an oracle before
+    /// them).
+    #[serde(default)]
+    pub failed_codes: Vec<Vec<String>>,
     /// The descriptions of those the implementation skipped: not passed,
     /// and the run does not conform (every implementation owes each pinned
     /// vector its outcome).
@@ -313,7 +319,8 @@ pub struct VectorsRun {
     pub skipped_positions: Vec<u64>,
 }
 
-/// A fault of the process under test, and the case that caused it.
+/// A fault of the process under test: when it broke, how, and the case
+/// that caused it, if a case did.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FaultReport {
     /// Which way the process broke: one of [`crate::code::PROCESS_FAULTS`]
@@ -322,10 +329,89 @@ pub struct FaultReport {
     pub code: String,
     /// What went wrong, in one line (naming the copy when there are several).
     pub message: String,
-    /// The case being run when it happened.
-    pub case: Case,
-    /// The stream position of the case being judged when it happened.
+    /// The case being run when it happened; `null` when it broke before the
+    /// first case (`phase` `start`) or after the last (`stop`).
+    pub case: Option<Case>,
+    /// The stream position of the case being judged when it happened (0
+    /// before the first case; past the last one after it).
     pub position: u64,
+    /// When it broke: at `start`, during the `run`, or at `stop` (`run` in
+    /// a report of an oracle before phases).
+    #[serde(default)]
+    pub phase: Phase,
+}
+
+impl FaultReport {
+    /// A fault on `case`, at stream position `position`, during the run.
+    pub fn on_case(code: &str, message: String, case: Case, position: u64) -> FaultReport {
+        FaultReport {
+            code: code.to_owned(),
+            message,
+            case: Some(case),
+            position,
+            phase: Phase::Run,
+        }
+    }
+
+    /// A fault before the first case or after the last, at `position`.
+    pub fn outside(phase: Phase, code: &str, message: String, position: u64) -> FaultReport {
+        FaultReport {
+            code: code.to_owned(),
+            message,
+            case: None,
+            position,
+            phase,
+        }
+    }
+}
+
+/// When the process under test broke.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Phase {
+    /// It could not be started, or did not answer `start` with `ready`:
+    /// no case was sent.
+    Start,
+    /// On a case, or while shrinking one.
+    #[default]
+    Run,
+    /// Told to stop after every case was answered, it broke the protocol
+    /// (a line nobody asked for, or it had stopped reading).
+    Stop,
+}
+
+impl Phase {
+    /// How a run that broke so ended, in a few words for a table's cell:
+    /// `never started`, `broke during the run`, `broke when told to stop`.
+    pub fn broke(self) -> &'static str {
+        match self {
+            Phase::Start => "never started",
+            Phase::Run => "broke during the run",
+            Phase::Stop => "broke when told to stop",
+        }
+    }
+
+    /// What a run that broke so says instead of a standing, the one
+    /// sentence every report of it shares: `why` is the fault's line and
+    /// `code` its code, each made safe for where the sentence lands by
+    /// `escape`: `The implementation never started, so no case was judged:
+    /// it cannot be started: … (cannot-start). Nothing is claimed.`
+    pub fn no_standing(self, why: &str, code: &str, escape: impl Fn(&str) -> String) -> String {
+        let when = match self {
+            Phase::Start => "The implementation never started, so no case was judged",
+            Phase::Run => {
+                "The run ended on a fault of the implementation's process before it was judged in full"
+            }
+            Phase::Stop => {
+                "Every case was answered, then the implementation's process broke the protocol when told to stop"
+            }
+        };
+        format!(
+            "{when}: {} ({}). Nothing is claimed.",
+            escape(why),
+            escape(code)
+        )
+    }
 }
 
 /// What to run.

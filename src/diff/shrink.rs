@@ -78,12 +78,7 @@ pub(super) fn shrink_job<S: Strategy<Value = Case>>(
     };
     Done::Shrunk(ShrunkJob {
         minimal,
-        fault: fault.map(|(f, case)| FaultReport {
-            code: f.code().into(),
-            message: named(f),
-            case,
-            position: job.position,
-        }),
+        fault: fault.map(|(f, case)| FaultReport::on_case(f.code(), named(f), case, job.position)),
         requests: process.requests - before,
         seconds: (end == ShrinkEnd::Time).then(|| started.elapsed().as_secs_f64()),
         end,

@@ -74,6 +74,28 @@ pub(super) fn parse_line(line: &[u8]) -> Result<Value, String> {
         .map_err(|e| format!("{e}: {}", excerpt(&String::from_utf8_lossy(line))))
 }
 
+/// When `reply`, read where the reply to request `seq` was owed, answers
+/// a request already answered, which nobody asked to answer again: a
+/// second `ready` (to `start`), or a reply carrying the `seq` of an
+/// earlier request (requests are answered in order, so it has had its
+/// reply). What it says of the line; `None` for any other line.
+fn answered_again(reply: &serde_json::Map<String, Value>, seq: u64) -> Option<String> {
+    let line = || excerpt(&Value::Object(reply.clone()).to_string());
+    match reply.get("seq") {
+        Some(Value::Number(n)) => match n.as_u64() {
+            Some(earlier) if earlier < seq && earlier > 0 => Some(format!(
+                "a second reply to request seq {earlier}: {}",
+                line()
+            )),
+            _ => None,
+        },
+        None if reply.get("ready") == Some(&Value::Bool(true)) => {
+            Some(format!("a second reply to start: {}", line()))
+        }
+        _ => None,
+    }
+}
+
 /// The second half of [`read_reply`]: a parsed line as the reply to
 /// request `seq`.
 fn reply_to(reply: Value, seq: u64) -> Result<Reply, Fault> {
@@ -82,6 +104,9 @@ fn reply_to(reply: Value, seq: u64) -> Result<Reply, Fault> {
             "the reply to request seq {seq} is not an object"
         )));
     };
+    if let Some(again) = answered_again(&reply, seq) {
+        return Err(Fault::ExtraLines(again));
+    }
     match reply.get("seq") {
         Some(Value::Number(n)) if n.as_u64() == Some(seq) => {}
         Some(other) => {
@@ -285,11 +310,34 @@ mod tests {
             // The seq is checked before the reply's shape.
             (br#"{"seq":4}"#, 1, wrong_seq(1, "seq 4")),
             (
-                br#"{"ready":true}"#,
+                br#"{"ready":false}"#,
                 1,
-                wrong_seq(1, r#"a line without seq: {"ready":true}"#),
+                wrong_seq(1, r#"a line without seq: {"ready":false}"#),
             ),
             (b"{}", 7, wrong_seq(7, "a line without seq: {}")),
+            (br#"{"seq":0,"outcome":{}}"#, 3, wrong_seq(3, "seq 0")),
+        ];
+        for (line, seq, expected) in cases {
+            reads(line, *seq, expected.clone());
+        }
+    }
+
+    /// A line that answers again a request already answered is a line
+    /// nobody asked for, not a reply to another request.
+    #[test]
+    fn a_second_reply_is_a_line_nobody_asked_for() {
+        let extra = |said: &str| Err(Fault::ExtraLines(said.into()));
+        let cases: &[(&[u8], u64, Result<Reply, Fault>)] = &[
+            (
+                br#"{"ready":true}"#,
+                1,
+                extra(r#"a second reply to start: {"ready":true}"#),
+            ),
+            (
+                br#"{"seq":2,"outcome":{}}"#,
+                3,
+                extra(r#"a second reply to request seq 2: {"seq":2,"outcome":{}}"#),
+            ),
         ];
         for (line, seq, expected) in cases {
             reads(line, *seq, expected.clone());

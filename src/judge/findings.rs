@@ -115,44 +115,47 @@ impl fmt::Display for Warning {
 }
 
 /// A string as a finding's message quotes it: whole (as Rust's `{:?}`
-/// quotes it) when it is at most [`QUOTED_WHOLE`] characters, else its
-/// first [`QUOTED_HEAD`] characters and, outside the quotes, its length.
-/// A leaked secret or a prose can be any size, and a 32 MB one made a
-/// 32 MB line: `"lorem ipsum dolor …"…[32000000 bytes]` says as much.
+/// quotes it) when it is at most [`SHOWN_WHOLE`] bytes, else its first
+/// [`SHOWN_HEAD`] characters and, outside the quotes, its length: the cut
+/// the text report makes of every value it shows. A leaked secret or a
+/// prose can be any size, and a 32 MB one made a 32 MB line:
+/// `"lorem ipsum dolor …"…[32000000 bytes]` says as much.
 pub(super) fn quoted(s: &str) -> String {
-    match s.char_indices().nth(QUOTED_WHOLE) {
-        None => format!("{s:?}"),
-        Some(_) => {
-            let cut = s
-                .char_indices()
-                .nth(QUOTED_HEAD)
-                .map_or(s.len(), |(at, _)| at);
-            format!("{:?}…[{} bytes]", &s[..cut], s.len())
-        }
+    if s.len() <= SHOWN_WHOLE {
+        return format!("{s:?}");
     }
+    let cut = s
+        .char_indices()
+        .nth(SHOWN_HEAD)
+        .map_or(s.len(), |(at, _)| at);
+    format!("{:?}…[{} bytes]", &s[..cut], s.len())
 }
 
-/// The most characters [`quoted`] shows whole.
-const QUOTED_WHOLE: usize = 200;
+/// The longest string, in bytes, a finding's message quotes whole, and
+/// the text report shows whole: the ids, texts and types of a case
+/// (RT-TOOL-6's floor for a type is 256 bytes) stay whole, and a payload
+/// over its 512,000-byte floor does not flood a terminal or a CI log.
+pub const SHOWN_WHOLE: usize = 512;
 
-/// How many characters [`quoted`] shows of a longer string.
-const QUOTED_HEAD: usize = 100;
+/// How many characters of a longer string are shown, before its length.
+pub const SHOWN_HEAD: usize = 64;
 
 #[cfg(test)]
 mod tests {
     use super::quoted;
 
-    /// Short strings whole; a longer one cut at 100 characters (whole
-    /// characters, however many bytes each takes), its length in bytes.
+    /// Strings of up to 512 bytes whole; a longer one cut at 64 characters
+    /// (whole characters, however many bytes each takes), its length in
+    /// bytes.
     #[test]
-    fn quoted_cuts_strings_over_200_characters_at_100() {
+    fn quoted_cuts_strings_over_512_bytes_at_64_characters() {
         assert_eq!(quoted("a \"b\"\n"), "\"a \\\"b\\\"\\n\"");
-        let at_most = "é".repeat(200);
+        let at_most = "é".repeat(256);
         assert_eq!(quoted(&at_most), format!("{at_most:?}"));
-        let longer = "é".repeat(201);
+        let longer = format!("{at_most}x");
         assert_eq!(
             quoted(&longer),
-            format!("\"{}\"…[402 bytes]", "é".repeat(100))
+            format!("\"{}\"…[513 bytes]", "é".repeat(64))
         );
     }
 }

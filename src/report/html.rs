@@ -16,6 +16,8 @@
 
 use std::fmt::Write as _;
 
+use serde_json::Value;
+
 use super::{anchor, json_pretty, markup, markup_attr, short, Example, PinnedResult, Run};
 use crate::judge::Clause;
 use crate::standing::Status;
@@ -51,6 +53,9 @@ ins { background: #dff2e2; color: #0b4d1a; }
 del::before { content: "\2212 "; font-weight: bold; }
 ins::before { content: "+ "; font-weight: bold; }
 .broken { border: 2px solid #7d130b; padding: .5rem 1rem; }
+.warning { border-left: 4px solid #7d130b; padding: .2rem .6rem; }
+td.run { min-width: 12rem; }
+thead th.wrap { white-space: normal; }
 a { color: #0645ad; }
 "#;
 
@@ -180,52 +185,67 @@ fn example(html: &mut String, id: &str, heading: &str, x: &Example) {
     if !codes.is_empty() {
         let _ = writeln!(html, "<p>Codes: <code>{}</code></p>", markup(&codes));
     }
-    let (expected, observed) = marked(&json_pretty(&x.expected), &json_pretty(&x.observed));
     let caption = x.shrink_end.note().map_or_else(
         || "Minimal case".to_owned(),
         |note| format!("The case: {note}"),
     );
-    let _ = writeln!(
-        html,
-        "<div class=\"sides\">\n\
-         <figure><figcaption>{caption}</figcaption><pre>{}</pre></figure>\n\
-         <figure><figcaption>Expected outcome (the reference)</figcaption><pre>{expected}</pre></figure>\n\
-         <figure><figcaption>Observed outcome</figcaption><pre>{observed}</pre></figure>\n\
-         </div>\n\
-         <p>Lines marked − in the expected outcome and + in the observed one are where the two differ.</p>",
-        markup(&json_pretty(&x.case))
-    );
-    if let Some(s) = &x.sibling {
-        let (expected, observed) = marked(&json_pretty(&s.expected), &json_pretty(&s.observed));
-        let _ = writeln!(
-            html,
-            "<p>Shown on its {} sibling ({}):</p>\n<div class=\"sides\">\n\
-             <figure><figcaption>The sibling, as sent</figcaption><pre>{}</pre></figure>\n\
-             <figure><figcaption>Expected outcome (the reference)</figcaption><pre>{expected}</pre></figure>\n\
-             <figure><figcaption>Observed outcome</figcaption><pre>{observed}</pre></figure>\n\
-             </div>",
-            markup(&s.name),
-            markup(&s.what),
-            markup(&json_pretty(&s.case))
-        );
+    // A sibling that showed it is the request that did: shown first, as
+    // sent; the case it was built from after it, as context.
+    match &x.sibling {
+        Some(s) => {
+            let _ = writeln!(
+                html,
+                "<p>{}</p>",
+                markup(&format!(
+                    "Shown on its {} sibling ({}): the request that showed it, as sent.",
+                    s.name, s.what
+                ))
+            );
+            sides(
+                html,
+                &format!("{caption}: the sibling, as sent"),
+                &s.case,
+                &s.expected,
+                &s.observed,
+            );
+            html.push_str(
+                "<p>The case it was built from (the one to --replay: diff builds its siblings again):</p>\n",
+            );
+            sides(html, "The case", &x.case, &x.expected, &x.observed);
+        }
+        None => sides(html, &caption, &x.case, &x.expected, &x.observed),
     }
     html.push_str("</section>\n");
 }
 
+/// A case, its expected and its observed outcome side by side, the lines
+/// where the two outcomes differ marked, and said to be so when they do.
+fn sides(html: &mut String, caption: &str, case: &Value, expected: &Value, observed: &Value) {
+    let (expected, observed) = (json_pretty(expected), json_pretty(observed));
+    let (marked_expected, marked_observed) = marked(&expected, &observed);
+    let _ = writeln!(
+        html,
+        "<div class=\"sides\">\n\
+         <figure><figcaption>{}</figcaption><pre>{}</pre></figure>\n\
+         <figure><figcaption>Expected outcome (the reference)</figcaption><pre>{marked_expected}</pre></figure>\n\
+         <figure><figcaption>Observed outcome</figcaption><pre>{marked_observed}</pre></figure>\n\
+         </div>",
+        markup(caption),
+        markup(&json_pretty(case))
+    );
+    html.push_str(if expected == observed {
+        "<p>The expected and the observed outcome are the same.</p>\n"
+    } else {
+        "<p>Lines marked − in the expected outcome and + in the observed one are where the two differ.</p>\n"
+    });
+}
+
 /// What a run that broke says instead of a standing.
 fn broken(html: &mut String, run: &Run, id: &str) {
-    let mut why = run.broken.clone().unwrap_or_else(|| "unknown".into());
-    if let Some(code) = &run.broken_code {
-        why = format!("{why} ({code})");
-    }
     let _ = writeln!(
         html,
         "<section class=\"broken\" aria-labelledby=\"{id}\">\n<h3 id=\"{id}\">No standing: the process broke</h3>\n<p>{}</p>",
-        markup(&if run.said.complete {
-            format!("The run was judged in full, then the implementation's process failed: {why}.")
-        } else {
-            format!("The run ended on a fault of the implementation's process before it was judged in full: {why}. Nothing is claimed.")
-        })
+        run.no_standing(markup).unwrap_or_default()
     );
     if let Some(case) = &run.broken_case {
         let _ = writeln!(
@@ -314,7 +334,10 @@ pub fn standing(run: &Run) -> String {
 }
 
 /// One page over the runs of several implementations: a row each, a
-/// column each clause, each cell not met linked to its counterexample.
+/// column each clause, each cell not met linked to its counterexample. It
+/// fits a 1280-pixel window: what tells runs apart (the version and
+/// language announced, the seed, the reading, the cases, the oracle) is
+/// one column that wraps, not five.
 pub fn compare(runs: &[Run]) -> String {
     let title = match runs.first() {
         Some(r) => format!("{}: implementations compared", r.said.rule),
@@ -326,12 +349,15 @@ pub fn compare(runs: &[Run]) -> String {
             html,
             "<p>{}</p>",
             markup(&format!(
-                "Each implementation judged against rule {} of the FlowDrop Workflow Specification {} (rule_hash {}). A row is an implementation, by the name, version and language it announced; a cell not met links to its minimal counterexample below.",
+                "Each implementation judged against rule {} of the FlowDrop Workflow Specification {} (rule_hash {}). A row is a run, by the name it announced, then its version and language, seed, reading and oracle; a cell not met links to its minimal counterexample below.",
                 first.said.rule, first.said.spec_version, first.said.rule_hash
             ))
         );
     }
-    html.push_str("<h2>Clause by clause</h2>\n<div class=\"scroll\"><table>\n<thead><tr><th scope=\"col\">Implementation</th><th scope=\"col\">Version</th><th scope=\"col\">Language</th>");
+    for warning in alike(runs) {
+        let _ = writeln!(html, "<p class=\"warning\">{}</p>", markup(&warning));
+    }
+    html.push_str("<h2>Clause by clause</h2>\n<div class=\"scroll\"><table>\n<thead><tr><th scope=\"col\">Implementation</th><th scope=\"col\">Run</th>");
     for c in Clause::ALL {
         let _ = write!(
             html,
@@ -340,55 +366,9 @@ pub fn compare(runs: &[Run]) -> String {
             markup(short(c))
         );
     }
-    html.push_str("<th scope=\"col\">Owed outcomes</th><th scope=\"col\">Cases</th><th scope=\"col\">Reading of ¶3</th></tr></thead>\n<tbody>\n");
+    html.push_str("<th scope=\"col\" class=\"wrap\">Owed outcomes</th></tr></thead>\n<tbody>\n");
     for (row, run) in runs.iter().enumerate() {
-        let said = &run.said;
-        let _ = write!(
-            html,
-            "<tr><th scope=\"row\" class=\"said\"><a href=\"#run{row}\">{}</a></th><td class=\"said\">{}</td><td class=\"said\">{}</td>",
-            markup(&run.announced("name").unwrap_or_else(|| "unnamed".into())),
-            markup(&run.announced("version").unwrap_or_default()),
-            markup(&run.announced("language").unwrap_or_default()),
-        );
-        if said.complete {
-            for c in Clause::ALL {
-                match said.clauses.iter().find(|x| x.clause == c) {
-                    Some(x) => {
-                        let (class, words) = status(x.status);
-                        let shown = match x.status {
-                            Status::NotMet => {
-                                format!("<a href=\"#{}\">{words}</a>", anchor(row, Some(c)))
-                            }
-                            _ => words.to_owned(),
-                        };
-                        let _ = write!(html, "<td class=\"{class}\">{shown}</td>");
-                    }
-                    None => html.push_str("<td class=\"not-judged\">not judged</td>"),
-                }
-            }
-            match said.errored {
-                Some(_) => {
-                    let _ = write!(
-                        html,
-                        "<td class=\"not-met\"><a href=\"#{}\">✗ errored</a></td>",
-                        anchor(row, None)
-                    );
-                }
-                None => html.push_str("<td class=\"met\">✓ given</td>"),
-            }
-        } else {
-            let _ = write!(
-                html,
-                "<td class=\"not-judged\" colspan=\"{}\"><a href=\"#run{row}-broken\">no standing: the process broke</a></td>",
-                Clause::ALL.len() + 1
-            );
-        }
-        let _ = writeln!(
-            html,
-            "<td>{}</td><td>{}</td></tr>",
-            said.cases,
-            markup(&said.reading)
-        );
+        compare_row(&mut html, row, run);
     }
     html.push_str("</tbody>\n</table></div>\n");
     for (row, run) in runs.iter().enumerate() {
@@ -404,4 +384,109 @@ pub fn compare(runs: &[Run]) -> String {
         examples(&mut html, run, row);
     }
     page(&title, &html)
+}
+
+/// What tells a run apart from another of the same name, in one line:
+/// `2.1.0 (php), seed 5, data-only, 47 cases, rt-tool-3 0.9.0`.
+fn run_line(run: &Run) -> String {
+    let said = &run.said;
+    let mut line = Vec::new();
+    let version = run.announced("version");
+    let language = run.announced("language").map(|l| format!("({l})"));
+    let announced: Vec<String> = version.into_iter().chain(language).collect();
+    if !announced.is_empty() {
+        line.push(announced.join(" "));
+    }
+    line.push(format!("seed {}", said.seed));
+    line.push(format!(
+        "{}{}",
+        said.reading,
+        if said.strict_order {
+            ", strict order"
+        } else {
+            ""
+        }
+    ));
+    line.push(format!("{} cases", said.cases));
+    line.push(said.oracle.clone());
+    line.join(", ")
+}
+
+/// A warning for each pair of runs that share their name, the version
+/// announced, the seed, the reading and the oracle: nothing on the page
+/// tells them apart.
+fn alike(runs: &[Run]) -> Vec<String> {
+    let key = |r: &Run| {
+        (
+            r.announced("name"),
+            r.announced("version"),
+            r.said.seed,
+            r.said.reading.clone(),
+            r.said.strict_order,
+            r.said.oracle.clone(),
+        )
+    };
+    let mut warnings = Vec::new();
+    for (i, a) in runs.iter().enumerate() {
+        if let Some(j) = runs[..i].iter().position(|b| key(b) == key(a)) {
+            warnings.push(format!(
+                "Warning: rows {} and {} share their name, version, seed, reading and oracle; nothing here tells them apart.",
+                j + 1,
+                i + 1
+            ));
+        }
+    }
+    warnings
+}
+
+/// A run's row: its name, what tells it apart, then each clause's standing
+/// and the owed outcomes; or, for a run that broke, how.
+fn compare_row(html: &mut String, row: usize, run: &Run) {
+    let said = &run.said;
+    let _ = write!(
+        html,
+        "<tr><th scope=\"row\" class=\"said\"><a href=\"#run{row}\">{}</a></th><td class=\"said run\">{}</td>",
+        markup(&run.announced("name").unwrap_or_else(|| "unnamed".into())),
+        markup(&run_line(run)),
+    );
+    if !said.complete {
+        let how = match (&run.broken_code, said.fault_phase) {
+            (Some(code), phase) => format!("{} ({code})", phase.unwrap_or_default().broke()),
+            (None, _) => "the process broke".to_owned(),
+        };
+        let _ = writeln!(
+            html,
+            "<td class=\"not-judged\" colspan=\"{}\"><a href=\"#run{row}-broken\">no standing: {}</a></td></tr>",
+            Clause::ALL.len() + 1,
+            markup(&how)
+        );
+        return;
+    }
+    for c in Clause::ALL {
+        match said.clauses.iter().find(|x| x.clause == c) {
+            Some(x) => {
+                let (class, words) = status(x.status);
+                // The words before a colon: the page of the run says more.
+                let words = words.split(':').next().unwrap_or(words);
+                let shown = match x.status {
+                    Status::NotMet => {
+                        format!("<a href=\"#{}\">{words}</a>", anchor(row, Some(c)))
+                    }
+                    _ => words.to_owned(),
+                };
+                let _ = write!(html, "<td class=\"{class}\">{shown}</td>");
+            }
+            None => html.push_str("<td class=\"not-judged\">not judged</td>"),
+        }
+    }
+    match said.errored {
+        Some(_) => {
+            let _ = writeln!(
+                html,
+                "<td class=\"not-met\"><a href=\"#{}\">✗ errored</a></td></tr>",
+                anchor(row, None)
+            );
+        }
+        None => html.push_str("<td class=\"met\">✓ given</td></tr>\n"),
+    }
 }

@@ -10,13 +10,20 @@
 //! hang, garbage: `diff` exits 2) it holds an `error` first, and its
 //! clauses are `skipped`, nothing being claimed: never an empty pass. The
 //! second has one `testcase` per pinned conformance vector of the run.
-//! The counts (`tests`, `failures`, `errors`, `skipped`) are those of the
-//! cases written, for each suite and for the whole. Nothing in it depends
-//! on the clock, so merged shards give the file one run gives.
+//! The counts (`tests`, `failures`, `errors`, and `skipped` on each suite,
+//! the only place the Jenkins xUnit plugin's `junit-10.xsd` allows it) are
+//! those of the cases written, for each suite and for the whole. Every
+//! `failure` is typed by its first finding's code and its message begins
+//! with the clauses its codes cite (`RT-TOOL-3 ¶1: …`), a pinned vector's
+//! too. Nothing in it depends on the clock, so merged shards give the file
+//! one run gives.
 
 use std::fmt::Write as _;
 
+use serde_json::Value;
+
 use super::{json, markup, markup_attr, ClauseSaid, Example, Pinned, PinnedResult, Run, Said};
+use crate::judge::Code;
 use crate::standing::Status;
 
 /// How a test case ended.
@@ -60,16 +67,36 @@ impl Suite {
     }
 }
 
-/// The counts attributes of a suite, or of all of them.
-fn counts(suites: &[&Suite]) -> String {
+/// The counts attributes of a suite, or of all of them: `skipped` only on
+/// a `testsuite`, where the Jenkins schema (`junit-10.xsd`) allows it.
+fn counts(suites: &[&Suite], skipped: bool) -> String {
     let sum = |element: Option<&str>| suites.iter().map(|s| s.count(element)).sum::<usize>();
-    format!(
-        "tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"",
+    let mut counts = format!(
+        "tests=\"{}\" failures=\"{}\" errors=\"{}\"",
         sum(None),
         sum(Some("failure")),
         sum(Some("error")),
-        sum(Some("skipped"))
-    )
+    );
+    if skipped {
+        let _ = write!(counts, " skipped=\"{}\"", sum(Some("skipped")));
+    }
+    counts
+}
+
+/// The clauses the codes `codes` cite, as a failure's message begins:
+/// `RT-TOOL-3 ¶1, RT-TOOL-2`; `errored` for an error owed an outcome.
+fn cited(codes: &[String]) -> String {
+    let mut cited: Vec<String> = Vec::new();
+    for code in codes {
+        let clause = match Code::of_name(code) {
+            Some(c) => c.clause().to_string(),
+            None => code.clone(),
+        };
+        if !cited.contains(&clause) {
+            cited.push(clause);
+        }
+    }
+    cited.join(", ")
 }
 
 /// A counterexample as the text of a `failure`, its case called `case`
@@ -87,23 +114,34 @@ fn example_text(x: &Example, case: &str) -> String {
         }
         None => case,
     };
-    let _ = write!(
-        text,
-        "\n\n{case:<13} {}\nexpected:     {}\nobserved:     {}\n",
-        json(&x.case),
-        json(&x.expected),
-        json(&x.observed)
-    );
-    if let Some(s) = &x.sibling {
-        let _ = write!(
-            text,
-            "shown on its {} sibling ({}):\nsibling case: {}\nexpected:     {}\nobserved:     {}\n",
-            s.name,
-            s.what,
-            json(&s.case),
-            json(&s.expected),
-            json(&s.observed)
-        );
+    let lines = |case: &str, c: &Value, e: &Value, o: &Value| {
+        format!(
+            "{case:<13} {}\nexpected:     {}\nobserved:     {}\n",
+            json(c),
+            json(e),
+            json(o)
+        )
+    };
+    // A sibling that showed it is the request that did: first, as sent;
+    // the case it was built from after it, as context.
+    match &x.sibling {
+        Some(s) => {
+            let _ = write!(
+                text,
+                "\n\nshown on its {} sibling ({}), as sent:\n{}the case it was built from (the one to --replay: diff builds its siblings again):\n{}",
+                s.name,
+                s.what,
+                lines(case, &s.case, &s.expected, &s.observed),
+                lines("case:", &x.case, &x.expected, &x.observed)
+            );
+        }
+        None => {
+            let _ = write!(
+                text,
+                "\n\n{}",
+                lines(case, &x.case, &x.expected, &x.observed)
+            );
+        }
     }
     text
 }
@@ -152,7 +190,7 @@ fn properties(said: &Said, who: &str) -> Vec<(&'static str, String)> {
 /// When the implementation's process broke: an `error`, typed by its code.
 fn process_case(run: &Run) -> Option<TestCase> {
     let why = run.broken.as_ref()?;
-    let mut text = format!("{why}\n");
+    let mut text = format!("{}\n", run.no_standing(str::to_owned).unwrap_or_default());
     if let Some(case) = &run.broken_case {
         let _ = writeln!(text, "the case: {}", json(case));
     }
@@ -228,7 +266,11 @@ fn clause_outcome(c: &ClauseSaid) -> Outcome {
     match (c.status, &c.counterexample) {
         (Status::NotMet, Some(x)) => Outcome::Not {
             element: "failure",
-            message: x.reason.first().cloned().unwrap_or_default(),
+            message: format!(
+                "{}: {}",
+                c.clause,
+                x.reason.first().map_or("not met", String::as_str)
+            ),
             // The first finding's code, which CI panels group by.
             kind: x
                 .codes
@@ -253,13 +295,27 @@ fn clause_outcome(c: &ClauseSaid) -> Outcome {
         (Status::NotShown, _) => Outcome::Not {
             element: "failure",
             message: format!(
-                "not shown: the implementation skipped every case that bore on it ({})",
-                c.skipped
+                "{}: not shown: the implementation skipped every case that bore on it ({})",
+                c.clause, c.skipped
             ),
             kind: "not-shown".into(),
             text: String::new(),
         },
         (Status::Met, _) => Outcome::Passed,
+    }
+}
+
+/// A failed pinned vector's message: the clauses its codes cite, then its
+/// first sentence: `RT-TOOL-3 ¶1: tool_artifacts[0] carries …`.
+fn vector_message(v: &Pinned) -> String {
+    let said = v
+        .example
+        .as_ref()
+        .and_then(|x| x.reason.first().cloned())
+        .unwrap_or_else(|| format!("{} diverged from the reference outcome", v.name));
+    match cited(&v.codes) {
+        cite if cite.is_empty() => said,
+        cite => format!("{cite}: {said}"),
     }
 }
 
@@ -269,12 +325,9 @@ fn vector_case(v: &Pinned) -> TestCase {
         PinnedResult::Passed => Outcome::Passed,
         PinnedResult::Failed => Outcome::Not {
             element: "failure",
-            message: v
-                .example
-                .as_ref()
-                .and_then(|x| x.reason.first().cloned())
-                .unwrap_or_else(|| format!("{} diverged from the reference outcome", v.name)),
-            kind: "vector".into(),
+            message: vector_message(v),
+            // Its first finding's code, which CI panels group by.
+            kind: v.codes.first().cloned().unwrap_or_else(|| "vector".into()),
             text: match &v.example {
                 Some(x) => example_text(x, "case:"),
                 None => "It showed no clause an earlier case had not: the clauses' test cases carry the minimal counterexamples, and the --save file every divergence.".into(),
@@ -312,14 +365,14 @@ fn xml(name: &str, suites: &[&Suite]) -> String {
         xml,
         "<testsuites name=\"{}\" {}>",
         markup_attr(name),
-        counts(suites)
+        counts(suites, false)
     );
     for (id, suite) in suites.iter().enumerate() {
         let _ = writeln!(
             xml,
             "  <testsuite name=\"{}\" id=\"{id}\" {}>",
             markup_attr(&suite.name),
-            counts(&[suite])
+            counts(&[suite], true)
         );
         if !suite.properties.is_empty() {
             xml.push_str("    <properties>\n");

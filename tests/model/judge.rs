@@ -1884,11 +1884,11 @@ fn leaks_are_what_the_prose_contains(others: &[String], prose: &str) {
     assert_eq!(leaks_of_c1(others, prose), said, "{others:?} in {prose:?}");
 }
 
-/// A leaked string as the message quotes it: whole up to 200 characters,
-/// else its first 100 and its length in bytes.
+/// A leaked string as the message quotes it: whole up to 512 bytes, else
+/// its first 64 characters and its length in bytes.
 fn quoted(s: &str) -> String {
-    match s.char_indices().nth(100) {
-        Some((cut, _)) if s.chars().count() > 200 => format!("{:?}…[{} bytes]", &s[..cut], s.len()),
+    match s.char_indices().nth(64) {
+        Some((cut, _)) if s.len() > 512 => format!("{:?}…[{} bytes]", &s[..cut], s.len()),
         _ => format!("{s:?}"),
     }
 }

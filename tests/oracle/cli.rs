@@ -974,11 +974,28 @@ fn junit(text: &str) -> (roxmltree::Document<'_>, [usize; 4]) {
             total[k] += counts[k];
         }
     }
-    for (k, what) in ["tests", "failures", "errors", "skipped"]
-        .iter()
-        .enumerate()
-    {
+    // The Jenkins schema (junit-10.xsd) has no `skipped` on `testsuites`.
+    for (k, what) in ["tests", "failures", "errors"].iter().enumerate() {
         assert_eq!(count(root, what), total[k], "{what} of testsuites");
+    }
+    assert_eq!(root.attribute("skipped"), None);
+    // Every failure typed by its finding's code (or how the run fell short
+    // of one: errored, a clause not shown, a vector skipped), its message
+    // naming the clause that code cites.
+    for failure in doc.descendants().filter(|n| n.has_tag_name("failure")) {
+        let kind = failure.attribute("type").expect("a type");
+        let message = failure.attribute("message").expect("a message");
+        let cites = match rt_tool_3::judge::Code::of_name(kind) {
+            Some(code) => format!("{}: ", code.clause()),
+            None => {
+                assert!(
+                    ["errored", "not-shown", "vector-skipped"].contains(&kind),
+                    "{kind}"
+                );
+                continue;
+            }
+        };
+        assert!(message.starts_with(&cites), "{kind}: {message}");
     }
     (doc, total)
 }
@@ -1106,7 +1123,10 @@ fn junit_page_and_badge_of_a_conforming_a_failing_and_a_crashing_run() {
         .expect("a pinned vector failed");
     let body = text_of(vector);
     assert!(body.contains("\ncase:         {\"exposed\""), "{body}");
-    assert!(body.starts_with(vector.attribute("message").expect("a message")));
+    // Its message: the paragraph its code cites, then its first sentence.
+    let message = vector.attribute("message").expect("a message");
+    let first = body.lines().next().expect("a first line");
+    assert_eq!(message, format!("RT-TOOL-3 ¶1: {first}"));
     let doc = page(&html);
     let row = rows(&doc)
         .into_iter()
@@ -1212,6 +1232,7 @@ fn report_compares_implementations_and_refuses_what_is_not_a_report() {
     reports(&scratch, "ok", &[bin, "serve"]);
     reports(&scratch, "spoof", &[bin, "serve", "--fault", "spoof-id"]);
     reports(&scratch, "crash", &[bin, "serve", "--fault", "crash"]);
+    reports(&scratch, "absent", &["/nonexistent/implementation"]);
     let json = |name: &str| scratch.0.join(format!("{name}.json")).display().to_string();
     let out_page = scratch.0.join("compare.html").display().to_string();
     let out = run(
@@ -1220,6 +1241,7 @@ fn report_compares_implementations_and_refuses_what_is_not_a_report() {
             &json("ok"),
             &json("spoof"),
             &json("crash"),
+            &json("absent"),
             "--html",
             &out_page,
         ],
@@ -1240,13 +1262,28 @@ fn report_compares_implementations_and_refuses_what_is_not_a_report() {
         [
             "rt-tool-3 serve",
             "rt-tool-3 serve --fault spoof-id",
-            "rt-tool-3 serve --fault crash"
+            "rt-tool-3 serve --fault crash",
+            "unnamed"
         ]
     );
-    assert_eq!(&table[0][3..7], ["¶1", "¶2", "¶3", "¶4"]);
-    assert_eq!(&table[1][3..7], ["✓ met", "✓ met", "✓ met", "✓ met"]);
-    assert_eq!(table[2][3], "✗ not met");
-    assert!(table[3][3].contains("no standing"), "{:?}", table[3]);
+    assert_eq!(&table[0][2..6], ["¶1", "¶2", "¶3", "¶4"]);
+    assert_eq!(&table[1][2..6], ["✓ met", "✓ met", "✓ met", "✓ met"]);
+    assert_eq!(table[2][2], "✗ not met");
+    // A broken run is a row that says how it broke.
+    assert_eq!(table[3][2], "no standing: broke during the run (crashed)");
+    assert_eq!(table[4][2], "no standing: never started (cannot-start)");
+    // What tells runs of one name apart: version, language, seed, reading,
+    // cases, oracle.
+    let oracle = format!("rt-tool-3 {}", env!("CARGO_PKG_VERSION"));
+    assert!(
+        table[1][1].starts_with(&format!(
+            "{} (rust), seed 1, data-only, ",
+            env!("CARGO_PKG_VERSION")
+        )) && table[1][1].ends_with(&oracle),
+        "{:?}",
+        table[1]
+    );
+    assert!(!text.contains("Warning: rows"), "no two runs alike");
     // Every link leads somewhere on the page (checked by `page`); the
     // spoofer's ¶1 to its counterexample.
     let href = doc
@@ -1260,6 +1297,24 @@ fn report_compares_implementations_and_refuses_what_is_not_a_report() {
         .find(|n| n.attribute("id") == href.strip_prefix('#'))
         .expect("its target");
     assert_eq!(text_of(target), "RT-TOOL-3 ¶1: not met");
+    // The same run twice: a warning that nothing tells the rows apart.
+    let out = run(
+        &[
+            "report",
+            &json("ok"),
+            &json("spoof"),
+            &json("ok"),
+            "--html",
+            &out_page,
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let text = std::fs::read_to_string(&out_page).expect("the page");
+    assert!(
+        text.contains("Warning: rows 1 and 3 share their name, version, seed, reading and oracle"),
+        "{text}"
+    );
 
     let junk = scratch.write("junk.json", "{\"not\": \"a report\"}");
     for (bad, says) in [
@@ -1353,8 +1408,18 @@ fn markup_in_a_case_and_a_name_stays_text_in_every_report() {
         .and_then(|cs| cs.iter().find(|c| c["status"] == "not-met"))
         .map(|c| &c["counterexample"])
         .expect("a clause not met");
-    let shown_case = rt_tool_3::wire::parse_value(pre[0].as_bytes()).expect("the case as JSON");
-    assert_eq!(&shown_case, &example["case"]);
+    // First the request that showed it (a sibling, when one did), then
+    // the case it was built from.
+    let shown: Vec<serde_json::Value> = pre
+        .iter()
+        .filter_map(|p| rt_tool_3::wire::parse_value(p.as_bytes()).ok())
+        .collect();
+    let first = match example["sibling"].is_null() {
+        true => &example["case"],
+        false => &example["sibling"]["case"],
+    };
+    assert_eq!(&shown[0], first);
+    assert!(shown.contains(&example["case"]), "{pre:?}");
     let reason = example["reason"][0].as_str().expect("a sentence");
     assert!(
         reason.contains("</td><script>alert(3)</script>"),
@@ -1407,8 +1472,9 @@ fn markup_in_a_case_and_a_name_stays_text_in_every_report() {
     assert_eq!(
         heading,
         Some(format!(
-            "RT-TOOL-3 standing: {} (rust)",
-            plain.replace('\n', "\u{240a}")
+            "RT-TOOL-3 standing: {} {} (rust)",
+            plain.replace('\n', "\u{240a}"),
+            env!("CARGO_PKG_VERSION")
         ))
     );
 
@@ -1660,9 +1726,10 @@ mod hostile {
                 .descendants()
                 .find(|n| n.has_tag_name("failure"))
                 .ok_or_else(|| TestCaseError::fail("no failure"))?;
+            // Its message names its clause, then its first sentence.
             prop_assert_eq!(
                 failure.attribute("message").map(str::to_owned),
-                Some(shown(&f[9]))
+                Some(format!("RT-TOOL-3 ¶1: {}", shown(&f[9])))
             );
             let sentences = format!("{}\n{}\n", shown(&f[9]), shown(&f[10]));
             prop_assert!(
@@ -1705,9 +1772,11 @@ mod hostile {
                 _ => {}
             }
         }
+        // The name, the version and the language announced.
         let heading = format!(
-            "RT-TOOL-3 standing: {} ({})",
+            "RT-TOOL-3 standing: {} {} ({})",
             shown_md(&f[6]),
+            shown_md(&f[7]),
             shown_md(&f[8])
         );
         prop_assert_eq!(texts.first(), Some(&heading));
@@ -1734,7 +1803,7 @@ mod hostile {
         #[test]
         fn hostile_text_stays_text_in_every_report(f in fields(), broken in any::<bool>()) {
             let (report, standing) = standing(&f, broken);
-            let run = Run::of(&report, &standing, None)
+            let run = Run::of(&report, &standing)
                 .map_err(TestCaseError::fail)?;
             check_junit(&junit::junit(&run), &f, broken)?;
             check_page(&html::standing(&run), &run, &f)?;
@@ -1773,7 +1842,7 @@ fn the_reports_structure() {
     let (report, mut standing) = hostile::standing(&fields, false);
     standing.errored = None;
     (standing.cases, standing.requests) = (3, 9);
-    let run = rt_tool_3::report::Run::of(&report, &standing, None).expect("the run");
+    let run = rt_tool_3::report::Run::of(&report, &standing).expect("the run");
     let version = |text: String| text.replace(env!("CARGO_PKG_VERSION"), "[version]");
     // In a folder of their own: every snapshot directly in `snapshots/`
     // is an example verdict's (`tests/rule/verdicts.rs`).
@@ -1874,9 +1943,8 @@ fn tempdir(what: &str) -> std::path::PathBuf {
 
 /// With `--json`, an exit 2 before anything was written on stdout says its
 /// code there too, in one JSON line (`src/codes.md`): an invalid case to
-/// `check`, an implementation that cannot start to `diff`. A run that broke
-/// after its report was written keeps stdout to the report alone, the
-/// fault's code in it.
+/// `check`. A run of `diff` that broke, at its start or later, prints its
+/// report alone, the fault's code in it.
 #[test]
 fn an_exit_2_under_json_says_its_code_on_stdout() {
     let dir = support::tempdir("exit-2-json");
@@ -1911,17 +1979,18 @@ fn an_exit_2_under_json_says_its_code_on_stdout() {
         error(&["check", "--json", &case, &outcome]),
         "invalid-input"
     );
-    assert_eq!(
-        error(&[
-            "diff",
-            "--json",
-            "--save",
-            "/dev/null",
-            "--",
-            "/nonexistent/adapter"
-        ]),
-        "cannot-start"
-    );
+    // An implementation that cannot start: the run's report, which says
+    // so in its fault, as every other broken run's does.
+    let out = Command::new(support::BIN)
+        .args(["diff", "--json", "--save", "/dev/null", "--"])
+        .arg("/nonexistent/adapter")
+        .output()
+        .expect("diff runs");
+    assert_eq!(out.status.code(), Some(2));
+    let report: serde_json::Value = rt_tool_3::wire::parse(&out.stdout).expect("the report alone");
+    assert_eq!(report["fault"]["code"], "cannot-start", "{report}");
+    assert_eq!(report["fault"]["phase"], "start", "{report}");
+    assert!(report.get("error").is_none(), "{report}");
     let out = Command::new(support::BIN)
         .current_dir(&dir)
         .args([
@@ -2028,4 +2097,151 @@ fn a_report_holding_a_case_at_the_nesting_bound_is_read_back() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// An argument clap refuses ends as any invalid input does: one line on
+/// stderr, exit 2, and with `--json` (before `--`; after it the arguments
+/// are the implementation's) one coded `invalid-input` line on stdout.
+#[test]
+fn an_argument_error_is_one_line_and_coded_under_json() {
+    let refused: [&[&str]; 5] = [
+        &["diff", "--json", "--cases", "abc"],
+        &["diff", "--seed", "1", "--shard", "3/2", "--json"],
+        &["diff", "--json", "--no-such-flag"],
+        &["check", "--json", "--prose", "loose", "a", "b"],
+        &["cases", "--census", "lots", "--json"],
+    ];
+    for args in refused {
+        for json in [true, false] {
+            let args: Vec<&str> = args
+                .iter()
+                .copied()
+                .filter(|a| json || *a != "--json")
+                .chain(["--", "impl", "--json"])
+                .collect();
+            let out = Command::new(support::BIN)
+                .args(&args)
+                .output()
+                .expect("it runs");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+            assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+            assert!(stderr.starts_with("rt-tool-3: "), "{args:?}: {stderr}");
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            if !json {
+                assert_eq!(stdout, "", "{args:?}");
+                continue;
+            }
+            assert_eq!(stdout.lines().count(), 1, "{args:?}: {stdout}");
+            let line: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON line");
+            assert_eq!(line["error"]["code"], "invalid-input", "{args:?}: {line}");
+            let message = line["error"]["message"].as_str().expect("a message");
+            assert!(stderr.contains(message), "{stderr} vs {message}");
+        }
+    }
+}
+
+/// The text report of `diff --cases 5 --seed 1` against `command`, which
+/// must diverge; it holds no character a terminal acts on but the line
+/// feeds ending its lines.
+fn on_a_terminal(command: &[&str]) -> String {
+    let out = Command::new(support::BIN)
+        .args(["diff", "--cases", "5", "--seed", "1", "--save", "/dev/null"])
+        .arg("--")
+        .args(command)
+        .output()
+        .expect("diff runs");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let acted_on = text
+        .chars()
+        .find(|&c| (c.is_control() && c != '\n') || ('\u{2028}'..='\u{202e}').contains(&c));
+    assert_eq!(acted_on, None, "{text:?}");
+    text
+}
+
+/// An implementation announcing a name that would set the terminal's
+/// title, clear the screen, overwrite its line and reverse the text after
+/// it: the text report's bytes hold none of those characters, only their
+/// escapes, and the name stays on the report's first line.
+#[test]
+fn a_hostile_name_reaches_the_terminal_as_escapes() {
+    let ready = r#"{"ready":true,"version":1,"implementation":{"name":"x\u001b]0;owned\u0007\u001b[2J\r\nFAKE \u009b31m\u202eevil\u2028","version":"1\u0085","language":"\u001b[31mphp"}}"#;
+    let script = format!(
+        "read start; printf '%s\\n' '{ready}'; exec {} serve --fault spoof-id",
+        support::BIN
+    );
+    let text = on_a_terminal(&["sh", "-c", &script]);
+    let first = text.lines().next().expect("a first line");
+    assert!(
+        first.starts_with(
+            r"rt-tool-3 diff: x\u001b]0;owned\u0007\u001b[2J\r\nFAKE \u009b31m\u202eevil\u2028 (\u001b[31mphp) against "
+        ),
+        "{first}"
+    );
+}
+
+/// The same strings in every place of an outcome an implementation writes:
+/// the prose, an artifact's type, payload key and value, and its call id.
+/// The findings quote them and the report shows the outcome: on the
+/// terminal, as escapes.
+#[test]
+fn hostile_strings_in_an_outcome_reach_the_terminal_as_escapes() {
+    let wrapper = format!(
+        r#"
+import json, subprocess, sys
+H = json.dumps("\x1b]0;owned\x07\x1b[2J\r\nFAKE \x9b31m\u202eevil\u2028\x85", ensure_ascii=False)
+entry = '{{"type":%s,"payload":{{%s:%s}},"tool_call_id":%s}}' % (H, H, H, H)
+serve = subprocess.Popen([{bin:?}, "serve"], stdout=subprocess.PIPE, text=True)
+# Into serve's compact replies as text, so every number stays as written.
+for line in serve.stdout:
+    line = line.replace('"content":"', '"content":' + H[:-1])
+    line = line.replace('"tool_artifacts":[]', '"tool_artifacts":[' + entry + ']')
+    line = line.replace('"tool_artifacts":[{{', '"tool_artifacts":[' + entry + ',{{')
+    sys.stdout.write(line)
+    sys.stdout.flush()
+"#,
+        bin = support::BIN
+    );
+    let text = on_a_terminal(&["python3", "-c", &wrapper]);
+    assert!(text.contains(r"\u001b]0;owned\u0007"), "{text}");
+    assert!(text.contains(r"\u009b31m\u202eevil\u2028\u0085"), "{text}");
+}
+
+/// What the text shows of a string is what the README says: whole up to
+/// 512 bytes, quoted by a finding as in a value; a longer one cut to its
+/// first 64 characters and its length.
+#[test]
+fn a_message_quotes_a_string_of_up_to_512_bytes_whole() {
+    let dir = tempdir("quoted");
+    for (len, whole) in [(239, true), (512, true), (513, false)] {
+        let secret = "s".repeat(len);
+        let case = serde_json::json!({"calls": [{"tool_call_id": "c1", "result": {"success": true,
+            "data": "d", "artifacts": [{"type": "link", "payload": {"url": secret}}]}}]});
+        let outcome = serde_json::json!({"messages": [{"tool_call_id": "c1", "content": secret}],
+            "tool_artifacts": [{"type": "link", "payload": {"url": secret}, "tool_call_id": "c1"}],
+            "exposed": false});
+        let (c, o) = (dir.join("case.json"), dir.join("outcome.json"));
+        std::fs::write(&c, case.to_string()).expect("written");
+        std::fs::write(&o, outcome.to_string()).expect("written");
+        let out = Command::new(support::BIN)
+            .args(["check", &c.display().to_string(), &o.display().to_string()])
+            .output()
+            .expect("check runs");
+        assert_eq!(out.status.code(), Some(1), "{len}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let cut = format!("\"{}\"…[{len} bytes]", "s".repeat(64));
+        assert_eq!(
+            text.contains(&format!("\"{secret}\"")),
+            whole,
+            "{len}: {text}"
+        );
+        assert_eq!(text.contains(&cut), !whole, "{len}: {text}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
 }

@@ -6,6 +6,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod agree;
 mod campaign;
 mod cli;
 mod oracle;

@@ -357,7 +357,7 @@ fn a_reply_holding_a_lone_surrogate_is_a_divergence_and_the_run_goes_on() {
         &["--cases", "60", "--seed", "3", "--json"],
         &["--fault", "split-surrogate"],
     );
-    let report: Value = rt_tool_3::wire::parse(&out.stdout).expect("a JSON report");
+    let report: Value = rt_tool_3::wire::parse_reply(&out.stdout).expect("a JSON report");
     assert_eq!(
         out.status.code(),
         Some(1),
@@ -399,7 +399,7 @@ fn a_reply_holding_a_lone_surrogate_is_a_divergence_and_the_run_goes_on() {
             .any(|c| c.len_utf16() == 2),
         "{minimal}"
     );
-    let saved: Value = rt_tool_3::wire::parse(
+    let saved: Value = rt_tool_3::wire::parse_reply(
         &std::fs::read(dir.join("rt-tool-3-divergences.json")).expect("saved vectors"),
     )
     .expect("saved JSON");
@@ -408,6 +408,104 @@ fn a_reply_holding_a_lone_surrogate_is_a_divergence_and_the_run_goes_on() {
         divergences[0]["signature"]
     );
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// `diff ARGS` against `serve --fault FAULT`, writing the standing, JUnit
+/// and the page (`s.md`, `j.xml`, `p.html`): once as text, once with
+/// `--json`, each in a directory of its own; both must find a divergence.
+fn text_and_json(name: &str, args: &[&str], fault: &str) -> [(Output, std::path::PathBuf); 2] {
+    let files = ["--standing", "s.md", "--junit", "j.xml", "--html", "p.html"];
+    let args = [args, &files[..]].concat();
+    let text = diff(&format!("{name}-text"), &args, &["--fault", fault]);
+    let json = diff(
+        &format!("{name}-json"),
+        &[&args[..], &["--json"]].concat(),
+        &["--fault", fault],
+    );
+    assert_eq!(
+        (text.0.status.code(), json.0.status.code()),
+        (Some(1), Some(1))
+    );
+    [text, json]
+}
+
+/// A lone surrogate a reply held shows as the escape it was (`\ud83d`) in
+/// every output, never as the mark one process read it as (private-use
+/// characters around U+FFFD): --json and --save hold it as that escape, so
+/// another process reads the same reply; the text, the standing, JUnit and
+/// the pages show it; and the --save file replays to the same finding.
+#[test]
+fn a_lone_surrogate_shows_as_its_escape_in_every_output() {
+    let [(text, dir), (json, json_dir)] =
+        text_and_json("lone", &["--cases", "60", "--seed", "3"], "split-surrogate");
+    let marks = |what: &str, text: &str| {
+        let private = text
+            .chars()
+            .find(|c| ('\u{f0000}'..='\u{fffff}').contains(c));
+        assert_eq!(private, None, "{what} shows a mark: {text}");
+    };
+    // Each output holds the escape of a surrogate from U+D800 to U+DFFF.
+    let escaped = |what: &str, text: &str| {
+        let found = text.match_indices("\\ud").any(|(at, _)| {
+            text.get(at + 3..at + 6)
+                .and_then(|hex| u16::from_str_radix(hex, 16).ok())
+                .is_some_and(|u| (0x800..=0xfff).contains(&u))
+        });
+        assert!(found, "{what}: no lone surrogate shown: {text}");
+    };
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    marks("text", &stdout);
+    escaped("text", &stdout);
+    let read = |name: &str| std::fs::read_to_string(json_dir.join(name)).expect(name);
+    for name in ["s.md", "j.xml", "p.html", "rt-tool-3-divergences.json"] {
+        marks(name, &read(name));
+        escaped(name, &read(name));
+    }
+    let stdout = String::from_utf8_lossy(&json.stdout).into_owned();
+    marks("--json", &stdout);
+    // Read back by this process, each escape is one of its marks again.
+    let report: Value = rt_tool_3::wire::parse_reply(stdout.as_bytes()).expect("the report");
+    let observed = report["divergences"][0]["minimal"][0]["observed"].to_string();
+    assert!(
+        !rt_tool_3::wire::lone_surrogates(&observed).is_empty(),
+        "{observed}"
+    );
+    // The page comparing implementations, from that --json.
+    std::fs::write(json_dir.join("run.json"), &stdout).expect("written");
+    let page = json_dir.join("compare.html");
+    let out = Command::new(BIN)
+        .args(["report", &json_dir.join("run.json").display().to_string()])
+        .args(["--html", &page.display().to_string()])
+        .output()
+        .expect("report runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let compare = std::fs::read_to_string(&page).expect("the page");
+    marks("compare", &compare);
+    escaped("compare", &compare);
+    // The --save file replays to the same finding.
+    let saved = json_dir
+        .join("rt-tool-3-divergences.json")
+        .display()
+        .to_string();
+    let (replayed, replay_dir) = diff(
+        "lone-replay",
+        &["--replay", &saved, "--no-vectors", "--cases", "0", "--json"],
+        &["--fault", "split-surrogate"],
+    );
+    let again: Value = rt_tool_3::wire::parse_reply(&replayed.stdout).expect("a report");
+    assert_eq!(replayed.status.code(), Some(1), "{again}");
+    assert_eq!(
+        again["divergences"][0]["signature"],
+        report["divergences"][0]["signature"]
+    );
+    for d in [dir, json_dir, replay_dir] {
+        let _ = std::fs::remove_dir_all(d);
+    }
 }
 
 #[test]
@@ -441,8 +539,8 @@ fn process_faults_exit_2_naming_the_case() {
         ),
         (
             "extra-lines",
-            "answered request seq 1 with a line without seq: {\"ready\":true",
-            "wrong-seq",
+            "printed a line nobody asked for: a second reply to start: {\"ready\":true",
+            "extra-lines",
         ),
     ];
     // Two seeds each, side by side: where the fault strikes (a case's first
@@ -1448,6 +1546,104 @@ fn a_malformed_calls_sibling_is_judged_in_full() {
     }
     dirs.push(cases);
     for d in dirs {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+/// A ¶3 leak that only a sibling showed (an artifact's URL put in the
+/// prose, against a minimal case with no artifact at all): every report
+/// shows that sibling first, as sent, with its expected and observed
+/// outcomes, and the case it was built from after it; and `check` on the
+/// sibling and its observed outcome finds the leak.
+#[test]
+fn a_leak_a_sibling_showed_is_shown_on_that_sibling_first() {
+    let [(text, text_dir), (json, dir)] = text_and_json(
+        "sibling",
+        &["--cases", "30", "--seed", "1", "--no-vectors"],
+        "leak-payload",
+    );
+    let report: Value = rt_tool_3::wire::parse_reply(&json.stdout).expect("a report");
+    let vector = report["divergences"]
+        .as_array()
+        .expect("divergences")
+        .iter()
+        .flat_map(|d| d["minimal"].as_array().expect("minimal").iter())
+        .find(|v| !v["sibling"].is_null())
+        .expect("a minimal case a sibling showed");
+    let sibling = &vector["sibling"];
+    // `check` on the sibling as sent and what came back: the same clause.
+    let (case, outcome) = (
+        dir.join("sibling-case.json"),
+        dir.join("sibling-observed.json"),
+    );
+    std::fs::write(&case, sibling["case"].to_string()).expect("written");
+    std::fs::write(&outcome, sibling["observed"].to_string()).expect("written");
+    let out = Command::new(BIN)
+        .args(["check", "--json"])
+        .args([&case, &outcome])
+        .output()
+        .expect("check runs");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let judged: Value = serde_json::from_slice(&out.stdout).expect("a judgement");
+    let clauses: Vec<&Value> = judged["violations"]
+        .as_array()
+        .expect("violations")
+        .iter()
+        .map(|v| &v["clause"])
+        .collect();
+    assert!(
+        clauses.iter().all(|c| **c == vector["clauses"][0]),
+        "{judged}"
+    );
+    // In the text, the sibling first, labelled the minimal case.
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    let first = |needle: &str| {
+        stdout
+            .find(needle)
+            .unwrap_or_else(|| panic!("{needle}: {stdout}"))
+    };
+    let shown = first("  shown on its canary sibling");
+    let minimal = first("  minimal case: ");
+    let built = first("  the case it was built from");
+    assert!(shown < minimal && minimal < built, "{stdout}");
+    assert!(stdout[minimal..built].contains("call_FRESH"), "{stdout}");
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).expect(name);
+    // The standing, JUnit and the page: the sibling before the case.
+    for (name, sibling_first, case_after) in [
+        (
+            "s.md",
+            "Shown on its canary sibling",
+            "The case it was built from",
+        ),
+        (
+            "j.xml",
+            "shown on its canary sibling",
+            "the case it was built from",
+        ),
+        (
+            "p.html",
+            "the sibling, as sent",
+            "The case it was built from",
+        ),
+    ] {
+        let text = read(name);
+        let at = text
+            .find(sibling_first)
+            .unwrap_or_else(|| panic!("{name}: {text}"));
+        let after = text
+            .find(case_after)
+            .unwrap_or_else(|| panic!("{name}: {text}"));
+        assert!(at < after, "{name}");
+    }
+    // The page says the case's own outcomes are the same, not where they
+    // differ.
+    assert!(read("p.html").contains("The expected and the observed outcome are the same."));
+    for d in [dir, text_dir] {
         let _ = std::fs::remove_dir_all(d);
     }
 }

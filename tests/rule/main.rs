@@ -9,5 +9,6 @@ mod architecture;
 mod census;
 mod corpus;
 mod properties;
+mod readme;
 mod rule;
 mod verdicts;

@@ -174,9 +174,14 @@ impl<'a> Judge<'a> {
             })
         };
         let held = order.len() + unmatched.len();
-        let unmatched_bytes: usize = match !unmatched.is_empty() && over_floors(self) {
-            true => unmatched.iter().map(Unmatched::encoded_len).sum(),
-            false => 0,
+        // (The floors are not measured for a port whose every entry
+        // matched: nothing unmatched weighs anything.)
+        let unmatched_bytes: usize = if unmatched.is_empty() {
+            0
+        } else if over_floors(self) {
+            unmatched.iter().map(Unmatched::encoded_len).sum()
+        } else {
+            0
         };
         for Unmatched { i, parts, hash } in unmatched {
             match parts {

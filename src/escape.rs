@@ -29,7 +29,9 @@ pub fn visible(c: char) -> Option<char> {
 
 /// `s` as the text of an XML or HTML element: `&`, `<`, `>`, both quotes
 /// and carriage returns as references, the characters XML cannot hold as
-/// their [`visible`] stand-ins. Line feeds and tabs stay.
+/// their [`visible`] stand-ins, those a terminal acts on (the C1 controls,
+/// U+2028 to U+202E, the bidirectional isolates) as numeric references.
+/// Line feeds and tabs stay.
 pub fn markup(s: &str) -> String {
     escape(s, false)
 }
@@ -38,6 +40,43 @@ pub fn markup(s: &str) -> String {
 /// line feeds and tabs as references too, so that a parser keeps them.
 pub fn markup_attr(s: &str) -> String {
     escape(s, true)
+}
+
+/// Whether a terminal acts on `c` where a page or a document shows it: the
+/// C1 controls (U+009B starts an escape sequence on some terminals), the
+/// line and paragraph separators and the bidirectional controls. Markup
+/// and Markdown write such a character as a numeric reference (`&#x9b;`):
+/// a reader sees the same text, and a file printed on a terminal holds
+/// nothing it acts on.
+fn referenced(c: char) -> bool {
+    acted_on(c) && c != '\x7f'
+}
+
+/// The characters beyond the C0 controls that a terminal acts on rather
+/// than shows: DEL, the C1 controls, the line and paragraph separators and
+/// the bidirectional controls (U+202A to U+202E, U+2066 to U+2069).
+fn acted_on(c: char) -> bool {
+    matches!(c, '\x7f'..='\u{9f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// JSON text `s` (as serde_json writes it, every C0 control already an
+/// escape) with each character a terminal acts on that JSON leaves as it
+/// is written as its escape (U+009B as `\u009b`): the same JSON value,
+/// safe inside a Markdown code block printed on a terminal.
+pub fn json_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            c if acted_on(c) => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `c` as a numeric character reference, which XML, HTML and Markdown read.
+fn reference(out: &mut String, c: char) {
+    out.push_str(&format!("&#x{:x};", c as u32));
 }
 
 fn escape(s: &str, attribute: bool) -> String {
@@ -52,6 +91,7 @@ fn escape(s: &str, attribute: bool) -> String {
             '\r' => out.push_str("&#13;"),
             '\n' if attribute => out.push_str("&#10;"),
             '\t' if attribute => out.push_str("&#9;"),
+            c if referenced(c) => reference(&mut out, c),
             c => out.push(visible(c).unwrap_or(c)),
         }
     }
@@ -64,7 +104,9 @@ fn escape(s: &str, attribute: bool) -> String {
 /// line feed and carriage return as their Control Pictures, so a value
 /// stays on its line and in its cell; spaces at either end as references,
 /// which Markdown keeps (four at the start of a list item would make it
-/// code, and a line's ends are trimmed); the rest as [`visible`] shows it.
+/// code, and a line's ends are trimmed); the C1 controls, the line and
+/// paragraph separators and the bidirectional controls as numeric
+/// references; the rest as [`visible`] shows it.
 pub fn markdown(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + s.len() / 4);
     let inner = s.trim_matches(' ');
@@ -80,6 +122,7 @@ pub fn markdown(s: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
+            c if referenced(c) => reference(&mut out, c),
             c => out.push(visible(c).unwrap_or(c)),
         }
     }
@@ -102,12 +145,7 @@ pub fn terminal(s: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            '\0'..='\x1f'
-            | '\x7f'..='\u{9f}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202a}'..='\u{202e}'
-            | '\u{2066}'..='\u{2069}' => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if c < ' ' || acted_on(c) => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push(c),
         }
     }

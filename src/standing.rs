@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::diff::{Phase, Report, ShrinkEnd, Vector};
-use crate::escape::{fence, markdown};
+use crate::escape::{fence, json_text, markdown};
 use crate::judge::{self, Cite, Clause};
 use crate::wire::Case;
 
@@ -462,6 +462,8 @@ fn run_md(md: &mut String, case: &Case, expected: &crate::wire::Outcome, observe
         compact(expected),
         compact(observed)
     );
+    // Nothing in the block that a terminal acts on, as JSON escapes.
+    let json = json_text(&json);
     let fence = fence(&json);
     let _ = write!(md, "\n{fence}json\n{json}\n{fence}\n");
 }

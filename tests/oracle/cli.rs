@@ -2245,3 +2245,115 @@ fn a_message_quotes_a_string_of_up_to_512_bytes_whole() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A hostile announced name and hostile strings in every place of an
+/// outcome (the prose, an artifact's type, payload key and value, and its
+/// call id), through every output a run writes: `--json` and `--save` hold
+/// them exactly, as JSON escapes them; the JUnit and the page parse as XML;
+/// they and the Markdown standing hold no character a terminal acts on
+/// (`cat` on a CI log shows them safely), the C0 controls as their Control
+/// Pictures (`␛`) and the rest as numeric references (`&#x9b;`); the
+/// terminal's bytes hold none either, only JSON-style escapes (`\u001b`).
+#[test]
+fn a_hostile_name_and_outcome_reach_every_output_as_text() {
+    let scratch = Scratch::new("hostile-all");
+    let hostile = "\u{1b}]0;owned\u{7}\u{1b}[2J\r\nFAKE \u{9b}31m\u{202e}evil\u{2028}\u{85}";
+    let wrapper = format!(
+        r#"
+import json, subprocess, sys
+H = json.dumps("\x1b]0;owned\x07\x1b[2J\r\nFAKE \x9b31m\u202eevil\u2028\x85", ensure_ascii=False)
+entry = '{{"type":%s,"payload":{{%s:%s}},"tool_call_id":%s}}' % (H, H, H, H)
+serve = subprocess.Popen([{bin:?}, "serve"], stdout=subprocess.PIPE, text=True)
+for line in serve.stdout:
+    if line.startswith('{{"ready"'):
+        ready = json.loads(line)
+        ready["implementation"]["name"] = json.loads(H)
+        line = json.dumps(ready, ensure_ascii=False) + "\n"
+    line = line.replace('"content":"', '"content":' + H[:-1])
+    line = line.replace('"tool_artifacts":[]', '"tool_artifacts":[' + entry + ']')
+    line = line.replace('"tool_artifacts":[{{', '"tool_artifacts":[' + entry + ',{{')
+    sys.stdout.write(line)
+    sys.stdout.flush()
+"#,
+        bin = support::BIN
+    );
+    let file = |ext: &str| scratch.0.join(format!("h.{ext}")).display().to_string();
+    let out = Command::new(support::BIN)
+        .args(["diff", "--cases", "5", "--seed", "1", "--json"])
+        .args(["--save", &file("save.json"), "--junit", &file("xml")])
+        .args(["--html", &file("html"), "--standing", &file("md")])
+        .args(["--badge", &file("badge.json"), "--", "python3", "-c"])
+        .arg(&wrapper)
+        .output()
+        .expect("diff runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let read = |ext: &str| std::fs::read_to_string(file(ext)).expect("a report");
+    // The JSON outputs: the strings exactly, in the name and the findings.
+    for (what, text) in [
+        (
+            "--json",
+            String::from_utf8(out.stdout.clone()).expect("UTF-8"),
+        ),
+        ("--save", read("save.json")),
+    ] {
+        let value = rt_tool_3::wire::parse_value(text.as_bytes()).expect("JSON");
+        let mut found = Vec::new();
+        strings_of(&value, &mut found);
+        assert!(found.iter().any(|s| s == hostile), "{what}: the name");
+        assert!(
+            found.iter().any(|s| s != hostile && s.contains(hostile)),
+            "{what}: a finding quoting the outcome's string"
+        );
+    }
+    let acted_on = |c: char| {
+        (c.is_control() && !matches!(c, '\n' | '\t')) || ('\u{2028}'..='\u{202e}').contains(&c)
+    };
+    for ext in ["xml", "html", "md"] {
+        let text = read(ext);
+        assert_eq!(text.chars().find(|&c| acted_on(c)), None, "{ext}: {text}");
+        // Markdown writes punctuation behind a backslash.
+        let pictured = match ext {
+            "md" => r"␛\]0\;owned␇",
+            _ => "␛]0;owned␇",
+        };
+        assert!(text.contains(pictured), "{ext}: {text}");
+        assert!(
+            text.contains("&#x9b;31m&#x202e;evil&#x2028;"),
+            "{ext}: {text}"
+        );
+        if ext != "md" {
+            roxmltree::Document::parse_with_options(
+                &text,
+                roxmltree::ParsingOptions {
+                    allow_dtd: true,
+                    ..roxmltree::ParsingOptions::default()
+                },
+            )
+            .unwrap_or_else(|e| panic!("{ext} does not parse: {e}"));
+        }
+    }
+    let badge = rt_tool_3::wire::parse_value(read("badge.json").as_bytes()).expect("JSON");
+    assert!(badge.is_object(), "{badge}");
+    let terminal = Command::new(support::BIN)
+        .args(["diff", "--cases", "5", "--seed", "1", "--save", "/dev/null"])
+        .args(["--", "python3", "-c", &wrapper])
+        .output()
+        .expect("diff runs");
+    let bytes = String::from_utf8(terminal.stdout).expect("UTF-8");
+    assert_eq!(bytes.chars().find(|&c| acted_on(c)), None, "{bytes:?}");
+    assert!(bytes.contains(r"\u001b]0;owned\u0007"), "{bytes}");
+}
+
+/// Every string in `v`, at any depth, keys included.
+fn strings_of(v: &serde_json::Value, found: &mut Vec<String>) {
+    match v {
+        serde_json::Value::String(s) => found.push(s.clone()),
+        serde_json::Value::Array(a) => a.iter().for_each(|x| strings_of(x, found)),
+        serde_json::Value::Object(m) => m.iter().for_each(|(k, x)| {
+            found.push(k.clone());
+            strings_of(x, found)
+        }),
+        _ => {}
+    }
+}
